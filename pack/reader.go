@@ -1,0 +1,352 @@
+package pack
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// bufferSize is the read-ahead of the stream. It is larger than the 64 KiB
+// stored-block reads of the inflater, so those never bypass the buffer.
+const bufferSize = 128 << 10
+
+// advanceEvery bounds the bytes held back from the hash inside one entry.
+const advanceEvery = 256 << 10
+
+// ReaderOptions configures a Reader. The zero value reads a SHA-1 pack of any
+// size.
+type ReaderOptions struct {
+	// Format is the repository's object format: it sizes REF_DELTA base ids
+	// and hashes the trailer. Zero means SHA-1.
+	Format object.Format
+	// MaxSize, when positive, fails the stream with ErrTooLarge once more
+	// than MaxSize bytes (header included) have been consumed.
+	MaxSize int64
+	// Tee, when set, receives every byte of the pack as it is consumed, in
+	// order and trailer included: a verbatim copy of the stream.
+	Tee io.Writer
+}
+
+// Header is the start of a pack stream.
+type Header struct {
+	Version uint32
+	Count   uint32 // number of entries the stream declares
+}
+
+// Entry describes one entry of the stream.
+type Entry struct {
+	Type       object.Type // Commit, Tree, Blob, Tag, OfsDelta or RefDelta
+	Size       int64       // inflated size: of the object, or of the delta
+	Offset     int64       // offset of the entry header in the stream
+	BaseOffset int64       // OfsDelta: offset of the base entry
+	BaseID     object.ID   // RefDelta: id of the base object
+}
+
+// Reader reads a pack stream entry by entry, like archive/tar's Reader:
+// Next advances to the next entry and Read reads its inflated data. Entries
+// need not be read to the end; Next discards the rest. Next returns io.EOF
+// only after the trailer has been verified.
+type Reader struct {
+	src  *source
+	br   *bufio.Reader
+	zr   io.ReadCloser
+	opts ReaderOptions
+	hdr  Header
+	seen uint32 // entries started
+
+	cur     Entry
+	inEntry bool  // cur's data is being read
+	out     int64 // bytes of cur produced so far
+	entErr  error // error of the current entry (not sticky)
+	err     error // sticky error
+	sum     []byte
+	scratch [1]byte
+}
+
+// NewReader returns a Reader for the pack stream r.
+func NewReader(r io.Reader, opts ReaderOptions) *Reader {
+	if opts.Format == 0 {
+		opts.Format = object.SHA1
+	}
+	src := &source{r: r, pend: make([]byte, 0, 2*bufferSize), hash: opts.Format.New(), tee: opts.Tee}
+	return &Reader{src: src, br: bufio.NewReaderSize(src, bufferSize), opts: opts}
+}
+
+// Offset returns the number of bytes of the stream consumed so far.
+func (r *Reader) Offset() int64 { return r.src.n - int64(r.br.Buffered()) }
+
+// Header reads the stream header if it has not been read yet and returns it.
+func (r *Reader) Header() (Header, error) {
+	if r.err != nil || r.hdr.Version != 0 {
+		return r.hdr, r.err
+	}
+	var b [12]byte
+	if _, err := io.ReadFull(r.br, b[:]); err != nil {
+		return r.hdr, r.fail(err)
+	}
+	if !bytes.Equal(b[:4], []byte("PACK")) {
+		return r.hdr, r.fail(ErrSignature)
+	}
+	v := binary.BigEndian.Uint32(b[4:])
+	if v != 2 && v != 3 {
+		return r.hdr, r.fail(VersionError(v))
+	}
+	r.hdr = Header{Version: v, Count: binary.BigEndian.Uint32(b[8:])}
+	return r.hdr, r.checkpoint()
+}
+
+// fail records a sticky error; a premature end of input becomes
+// io.ErrUnexpectedEOF.
+func (r *Reader) fail(err error) error {
+	if r.src.err != nil {
+		err = r.src.err
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// checkpoint passes consumed bytes on and enforces MaxSize.
+func (r *Reader) checkpoint() error {
+	off := r.Offset()
+	if r.opts.MaxSize > 0 && off > r.opts.MaxSize {
+		return r.fail(ErrTooLarge)
+	}
+	if err := r.src.advance(off); err != nil {
+		return r.fail(err)
+	}
+	return nil
+}
+
+// Next advances to the next entry. It returns io.EOF after the last entry,
+// once the trailer matched. A *TypeError is returned for an entry of type 0
+// or 5 and is not sticky. When the previous entry was not read to its end
+// and the rest of its data turns out corrupt, Next returns that entry's
+// *InflateError; call Next again to go on.
+func (r *Reader) Next() (Entry, error) {
+	if _, err := r.Header(); err != nil {
+		return Entry{}, err
+	}
+	if r.inEntry && r.entErr == nil {
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			r.inEntry = false
+			return Entry{}, err
+		}
+	}
+	r.inEntry, r.entErr, r.out = false, nil, 0
+	if err := r.checkpoint(); err != nil {
+		return Entry{}, err
+	}
+	if r.seen == r.hdr.Count {
+		return Entry{}, r.trailer()
+	}
+	r.seen++
+	e, err := r.entryHeader()
+	if err != nil {
+		if _, ok := err.(*TypeError); ok {
+			return Entry{}, err
+		}
+		return Entry{}, r.fail(err)
+	}
+	r.cur, r.inEntry = e, true
+	if err := r.startInflate(); err != nil {
+		r.entErr = err
+	}
+	return e, nil
+}
+
+func (r *Reader) entryHeader() (Entry, error) {
+	e := Entry{Offset: r.Offset()}
+	c, err := r.br.ReadByte()
+	if err != nil {
+		return e, err
+	}
+	e.Type = object.Type(c >> 4 & 7)
+	size := int64(c & 15)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if c, err = r.br.ReadByte(); err != nil {
+			return e, err
+		}
+		if shift > 56 {
+			return e, &CorruptError{e.Offset, ErrSizeOverflow}
+		}
+		size |= int64(c&0x7f) << shift
+	}
+	e.Size = size
+	switch e.Type {
+	case object.Commit, object.Tree, object.Blob, object.Tag:
+	case object.OfsDelta:
+		return e, r.ofsBase(&e)
+	case object.RefDelta:
+		b := make([]byte, r.opts.Format.Size())
+		if _, err := io.ReadFull(r.br, b); err != nil {
+			return e, err
+		}
+		e.BaseID, _ = object.IDFromBytes(b)
+	default:
+		return e, &TypeError{Offset: e.Offset, Type: uint8(e.Type)}
+	}
+	return e, nil
+}
+
+// ofsBase reads the base distance of an OFS_DELTA entry.
+func (r *Reader) ofsBase(e *Entry) error {
+	c, err := r.br.ReadByte()
+	if err != nil {
+		return err
+	}
+	dist := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		dist++
+		if dist == 0 || dist>>(63-7) != 0 {
+			return &CorruptError{e.Offset, ErrOffsetOverflow}
+		}
+		if c, err = r.br.ReadByte(); err != nil {
+			return err
+		}
+		dist = dist<<7 + int64(c&0x7f)
+	}
+	e.BaseOffset = e.Offset - dist
+	if e.BaseOffset <= 0 || e.BaseOffset >= e.Offset {
+		return &CorruptError{e.Offset, ErrOffsetRange}
+	}
+	return nil
+}
+
+func (r *Reader) startInflate() error {
+	var err error
+	if r.zr == nil {
+		r.zr, err = zlib.NewReader(r.br)
+	} else {
+		err = r.zr.(zlib.Resetter).Reset(r.br, nil)
+	}
+	if err != nil {
+		return r.inflateError(err)
+	}
+	return nil
+}
+
+// inflateError classifies a decompressor error: the end of the input is a
+// structural (sticky) error, anything else belongs to the entry.
+func (r *Reader) inflateError(err error) error {
+	if r.src.err != nil {
+		return r.fail(r.src.err)
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return r.fail(io.ErrUnexpectedEOF)
+	}
+	return &InflateError{Offset: r.cur.Offset, Code: -3, Err: err}
+}
+
+// Read reads the inflated data of the current entry. It returns io.EOF after
+// exactly Entry.Size bytes once the entry's zlib stream ended there, and an
+// *InflateError when the stream ends early, runs long or is corrupt.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if !r.inEntry {
+		return 0, io.EOF
+	}
+	if r.entErr != nil {
+		return 0, r.entErr
+	}
+	left := r.cur.Size - r.out
+	if left == 0 {
+		return 0, r.finishEntry()
+	}
+	if int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := r.zr.Read(p)
+	r.out += int64(n)
+	if r.src.pending() > advanceEvery {
+		if cerr := r.checkpoint(); cerr != nil {
+			return n, cerr
+		}
+	}
+	switch {
+	case err == io.EOF:
+		if r.out < r.cur.Size {
+			r.entErr = &InflateError{Offset: r.cur.Offset, Code: 1}
+			return n, r.entErr
+		}
+		r.inEntry = false
+		if n > 0 {
+			return n, nil
+		}
+		return 0, io.EOF
+	case err != nil:
+		r.entErr = r.inflateError(err)
+		return n, r.entErr
+	}
+	return n, nil
+}
+
+// finishEntry checks that the zlib stream ends right after Size bytes.
+func (r *Reader) finishEntry() error {
+	n, err := r.zr.Read(r.scratch[:])
+	switch {
+	case n > 0:
+		r.entErr = &InflateError{Offset: r.cur.Offset, Code: -5}
+		return r.entErr
+	case err == io.EOF:
+		r.inEntry = false
+		return io.EOF
+	case err != nil:
+		r.entErr = r.inflateError(err)
+		return r.entErr
+	}
+	return r.finishEntry()
+}
+
+// trailer verifies the checksum after the last entry.
+func (r *Reader) trailer() error {
+	r.sum = r.src.hash.Sum(nil)
+	r.src.hash = nil
+	got := make([]byte, len(r.sum))
+	if _, err := io.ReadFull(r.br, got); err != nil {
+		return r.fail(err)
+	}
+	if err := r.checkpoint(); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, r.sum) {
+		return r.fail(ErrChecksum)
+	}
+	r.err = io.EOF
+	return io.EOF
+}
+
+// Checksum returns the pack's trailer once Next has returned io.EOF.
+func (r *Reader) Checksum() []byte {
+	if r.err != io.EOF {
+		return nil
+	}
+	return r.sum
+}
+
+// Rest returns the bytes that were read ahead past the trailer, without
+// reading more input. It is meaningful once Next has returned io.EOF.
+func (r *Reader) Rest() []byte {
+	b, _ := r.br.Peek(r.br.Buffered())
+	return b
+}
+
+// Recoverable reports whether err belongs to one entry and leaves the stream
+// usable: Next may be called again (git's unpack-objects -r goes on).
+func Recoverable(err error) bool {
+	var te *TypeError
+	var ie *InflateError
+	return errors.As(err, &te) || errors.As(err, &ie)
+}
