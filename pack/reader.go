@@ -151,7 +151,7 @@ func (r *Reader) Next() (Entry, error) {
 		return Entry{}, r.trailer()
 	}
 	r.seen++
-	e, err := r.entryHeader()
+	e, err := readEntryHeader(r.br, r.Offset(), r.opts.Format)
 	if err != nil {
 		if _, ok := err.(*TypeError); ok {
 			return Entry{}, err
@@ -163,64 +163,6 @@ func (r *Reader) Next() (Entry, error) {
 		r.entErr = err
 	}
 	return e, nil
-}
-
-func (r *Reader) entryHeader() (Entry, error) {
-	e := Entry{Offset: r.Offset()}
-	c, err := r.br.ReadByte()
-	if err != nil {
-		return e, err
-	}
-	e.Type = object.Type(c >> 4 & 7)
-	size := int64(c & 15)
-	for shift := 4; c&0x80 != 0; shift += 7 {
-		if c, err = r.br.ReadByte(); err != nil {
-			return e, err
-		}
-		if shift > 56 {
-			return e, &CorruptError{e.Offset, ErrSizeOverflow}
-		}
-		size |= int64(c&0x7f) << shift
-	}
-	e.Size = size
-	switch e.Type {
-	case object.Commit, object.Tree, object.Blob, object.Tag:
-	case object.OfsDelta:
-		return e, r.ofsBase(&e)
-	case object.RefDelta:
-		b := make([]byte, r.opts.Format.Size())
-		if _, err := io.ReadFull(r.br, b); err != nil {
-			return e, err
-		}
-		e.BaseID, _ = object.IDFromBytes(b)
-	default:
-		return e, &TypeError{Offset: e.Offset, Type: uint8(e.Type)}
-	}
-	return e, nil
-}
-
-// ofsBase reads the base distance of an OFS_DELTA entry.
-func (r *Reader) ofsBase(e *Entry) error {
-	c, err := r.br.ReadByte()
-	if err != nil {
-		return err
-	}
-	dist := int64(c & 0x7f)
-	for c&0x80 != 0 {
-		dist++
-		if dist == 0 || dist>>(63-7) != 0 {
-			return &CorruptError{e.Offset, ErrOffsetOverflow}
-		}
-		if c, err = r.br.ReadByte(); err != nil {
-			return err
-		}
-		dist = dist<<7 + int64(c&0x7f)
-	}
-	e.BaseOffset = e.Offset - dist
-	if e.BaseOffset <= 0 || e.BaseOffset >= e.Offset {
-		return &CorruptError{e.Offset, ErrOffsetRange}
-	}
-	return nil
 }
 
 func (r *Reader) startInflate() error {

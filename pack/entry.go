@@ -1,0 +1,73 @@
+package pack
+
+import (
+	"io"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// byteReader is what entry headers are read from.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// readEntryHeader reads the header of the entry at offset off: type, size,
+// and the base reference of a delta.
+func readEntryHeader(br byteReader, off int64, f object.Format) (Entry, error) {
+	e := Entry{Offset: off}
+	c, err := br.ReadByte()
+	if err != nil {
+		return e, err
+	}
+	e.Type = object.Type(c >> 4 & 7)
+	size := int64(c & 15)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if c, err = br.ReadByte(); err != nil {
+			return e, err
+		}
+		if shift > 56 {
+			return e, &CorruptError{off, ErrSizeOverflow}
+		}
+		size |= int64(c&0x7f) << shift
+	}
+	e.Size = size
+	switch e.Type {
+	case object.Commit, object.Tree, object.Blob, object.Tag:
+	case object.OfsDelta:
+		return e, readOfsBase(br, &e)
+	case object.RefDelta:
+		var b [object.MaxIDSize]byte
+		if _, err := io.ReadFull(br, b[:f.Size()]); err != nil {
+			return e, err
+		}
+		e.BaseID, _ = object.IDFromBytes(b[:f.Size()])
+	default:
+		return e, &TypeError{Offset: off, Type: uint8(e.Type)}
+	}
+	return e, nil
+}
+
+// readOfsBase reads the base distance of an OFS_DELTA entry.
+func readOfsBase(br byteReader, e *Entry) error {
+	c, err := br.ReadByte()
+	if err != nil {
+		return err
+	}
+	dist := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		dist++
+		if dist == 0 || dist>>(63-7) != 0 {
+			return &CorruptError{e.Offset, ErrOffsetOverflow}
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return err
+		}
+		dist = dist<<7 + int64(c&0x7f)
+	}
+	e.BaseOffset = e.Offset - dist
+	if e.BaseOffset <= 0 || e.BaseOffset >= e.Offset {
+		return &CorruptError{e.Offset, ErrOffsetRange}
+	}
+	return nil
+}
