@@ -1,0 +1,70 @@
+package batch
+
+import (
+	"io"
+	"io/fs"
+	"time"
+)
+
+// FS is the filesystem under an object store. Paths are native paths.
+// Production code uses OS; tests substitute a recording or crash-simulating
+// implementation.
+type FS interface {
+	// Create creates name exclusively (it must not exist) for writing,
+	// with permission bits perm before the umask.
+	Create(name string, perm fs.FileMode) (File, error)
+	// Open opens name for reading.
+	Open(name string) (ReadFile, error)
+	// ReadFile returns the contents of name.
+	ReadFile(name string) ([]byte, error)
+	// ReadDir returns the names in directory name, in no particular order.
+	ReadDir(name string) ([]string, error)
+	// Stat returns information about name.
+	Stat(name string) (fs.FileInfo, error)
+	// Mkdir creates directory name.
+	Mkdir(name string, perm fs.FileMode) error
+	// Chmod changes the permission bits of name.
+	Chmod(name string, perm fs.FileMode) error
+	// Chtimes sets the modification time of name (git's freshening).
+	Chtimes(name string, mtime time.Time) error
+	// Rename atomically renames oldname to newname, replacing newname.
+	Rename(oldname, newname string) error
+	// Remove removes name.
+	Remove(name string) error
+	// Flush makes the file name durable, and with it every metadata change
+	// that a journaled filesystem committed before name's last change. It
+	// is a full flush: device caches included.
+	Flush(name string) error
+	// FlushDir makes directory name's entries durable.
+	FlushDir(name string) error
+	// Kind returns the type of the filesystem holding name ("ext4", "xfs",
+	// "btrfs", "tmpfs", …, or "" when unknown).
+	Kind(name string) string
+}
+
+// File is a file being written.
+type File interface {
+	io.Writer
+	// Name returns the path the file was created with.
+	Name() string
+	// Writeout starts writeback of the file's data and waits for it,
+	// without flushing device caches. It returns an error wrapping
+	// errors.ErrUnsupported where the system has no such call; the data is
+	// then not guaranteed to be anywhere but in memory.
+	Writeout() error
+	// Sync flushes the file's data and metadata to stable storage, device
+	// caches included.
+	Sync() error
+	// Chmod changes the file's permission bits.
+	Chmod(perm fs.FileMode) error
+	// Close closes the file. It does not sync.
+	Close() error
+}
+
+// ReadFile is a file opened for reading.
+type ReadFile interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}

@@ -1,0 +1,62 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// writeout is git's FSYNC_WRITEOUT_ONLY on Linux: sync_file_range over the
+// whole file with WAIT_BEFORE|WRITE|WAIT_AFTER, so that it returns only when
+// the data has reached the device (not its cache).
+func writeout(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Control(func(fd uintptr) {
+		for {
+			serr = unix.SyncFileRange(int(fd), 0, 0, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
+			if serr != unix.EINTR {
+				break
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if serr == unix.ENOSYS || serr == unix.EOPNOTSUPP {
+		return fmt.Errorf("sync_file_range: %w: %w", serr, errors.ErrUnsupported)
+	}
+	if serr != nil {
+		return &os.PathError{Op: "sync_file_range", Path: f.Name(), Err: serr}
+	}
+	return nil
+}
+
+var fsNames = map[int64]string{
+	0xEF53:     "ext4",
+	0x58465342: "xfs",
+	0x9123683E: "btrfs",
+	0x01021994: "tmpfs",
+	0x858458f6: "ramfs",
+	0x794c7630: "overlay",
+	0x6969:     "nfs",
+	0x65735546: "fuse",
+	0x2FC12FC1: "zfs",
+	0xF2F52010: "f2fs",
+}
+
+func fsKind(name string) string {
+	var st unix.Statfs_t
+	if err := unix.Statfs(name, &st); err != nil {
+		return ""
+	}
+	if s, ok := fsNames[int64(st.Type)]; ok {
+		return s
+	}
+	return fmt.Sprintf("0x%x", st.Type)
+}
