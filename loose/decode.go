@@ -1,0 +1,100 @@
+package loose
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// Errors about loose object files.
+var (
+	// ErrCorrupt means a loose object file is empty, does not inflate, or
+	// inflates to something other than its header promises.
+	ErrCorrupt = errors.New("loose: corrupt loose object")
+	// ErrHashMismatch means a loose object's content hashes to another id.
+	ErrHashMismatch = fmt.Errorf("%w: content does not match its name", ErrCorrupt)
+)
+
+// CorruptError names the file of a corrupt loose object.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("loose object %s is corrupt: %v", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// maxHeader bounds the "<type> <size>\x00" header.
+const maxHeader = 64
+
+// Decode inflates the bytes of a loose object file and returns its type and
+// data. The data must be exactly as long as the header says and the zlib
+// stream must end right after it. Memory grows with the data actually
+// inflated, not with the size the header claims.
+func Decode(raw []byte) (object.Type, []byte, error) {
+	if len(raw) == 0 {
+		return object.Bad, nil, fmt.Errorf("%w: empty file", ErrCorrupt)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer zr.Close()
+	var hdr [maxHeader]byte
+	n, err := io.ReadFull(zr, hdr[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	t, size, body, err := ParseHeader(hdr[:n])
+	if err != nil {
+		return object.Bad, nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*4+int64(len(body)))))
+	buf.Write(body)
+	if int64(buf.Len()) > size {
+		return object.Bad, nil, fmt.Errorf("%w: longer than its header says", ErrCorrupt)
+	}
+	if _, err := io.Copy(buf, io.LimitReader(zr, size-int64(buf.Len())+1)); err != nil {
+		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if int64(buf.Len()) != size {
+		return object.Bad, nil, fmt.Errorf("%w: %d bytes, header says %d", ErrCorrupt, buf.Len(), size)
+	}
+	// The stream must end here; this read also checks the Adler-32.
+	var one [1]byte
+	if k, err := zr.Read(one[:]); k != 0 || err != io.EOF {
+		return object.Bad, nil, fmt.Errorf("%w: zlib stream does not end with the data", ErrCorrupt)
+	}
+	return t, buf.Bytes(), nil
+}
+
+// ParseHeader splits "<type> <size>\x00<rest>".
+func ParseHeader(b []byte) (t object.Type, size int64, rest []byte, err error) {
+	sp := bytes.IndexByte(b, ' ')
+	nul := bytes.IndexByte(b, 0)
+	if sp <= 0 || nul <= sp+1 {
+		return object.Bad, 0, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	}
+	t, ok := object.ParseType(b[:sp])
+	if !ok {
+		return object.Bad, 0, nil, fmt.Errorf("%w: bad type %q", ErrCorrupt, b[:sp])
+	}
+	digits := b[sp+1 : nul]
+	if len(digits) > 1 && digits[0] == '0' {
+		return object.Bad, 0, nil, fmt.Errorf("%w: bad size", ErrCorrupt)
+	}
+	size, err = strconv.ParseInt(string(digits), 10, 64)
+	if err != nil || size < 0 {
+		return object.Bad, 0, nil, fmt.Errorf("%w: bad size", ErrCorrupt)
+	}
+	return t, size, b[nul+1:], nil
+}

@@ -1,0 +1,151 @@
+package loose
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// packList is the packs of one object directory, loaded on first use and
+// rescanned when an object is missed (a concurrent repack may have moved
+// loose objects into a new pack).
+type packList struct {
+	dir   string
+	store *Store
+
+	mu     sync.Mutex
+	loaded bool
+	packs  []*packFile
+	byName map[string]bool
+}
+
+type packFile struct {
+	name string // path of the .pack
+	idx  *pack.Index
+
+	mu   sync.Mutex
+	file batch.ReadFile
+	rd   *pack.File
+}
+
+// load reads the indexes of packs not seen yet; l.mu must be held. It
+// reports whether a new pack appeared.
+func (l *packList) load() (bool, error) {
+	names, err := l.store.fs.ReadDir(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		l.loaded = true
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if l.byName == nil {
+		l.byName = map[string]bool{}
+	}
+	grew := false
+	for _, n := range names {
+		if !strings.HasPrefix(n, "pack-") || !strings.HasSuffix(n, ".idx") || l.byName[n] {
+			continue
+		}
+		data, err := l.store.fs.ReadFile(filepath.Join(l.dir, n))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed by a concurrent repack
+			}
+			return false, err
+		}
+		idx, err := pack.ParseIndex(data, l.store.opts.Format)
+		if err != nil {
+			continue // an index being written, or a broken one: git skips it too
+		}
+		l.byName[n] = true
+		l.packs = append(l.packs, &packFile{name: filepath.Join(l.dir, strings.TrimSuffix(n, ".idx")+".pack"), idx: idx})
+		grew = true
+	}
+	l.loaded = true
+	return grew, nil
+}
+
+// find returns the pack holding id, rescanning once on a miss.
+func (l *packList) find(id object.ID) (*packFile, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.loaded {
+		if _, err := l.load(); err != nil {
+			return nil, err
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		for _, p := range l.packs {
+			if _, ok := p.idx.Find(id); ok {
+				return p, nil
+			}
+		}
+		if pass == 0 {
+			grew, err := l.load()
+			if err != nil || !grew {
+				return nil, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (l *packList) has(id object.ID) (bool, error) {
+	p, err := l.find(id)
+	return p != nil, err
+}
+
+func (l *packList) packOf(id object.ID) string {
+	if p, _ := l.find(id); p != nil {
+		return p.name
+	}
+	return ""
+}
+
+func (l *packList) read(id object.ID) (object.Type, []byte, error) {
+	p, err := l.find(id)
+	if err != nil {
+		return object.Bad, nil, err
+	}
+	if p == nil {
+		return object.Bad, nil, ErrNotFound
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rd == nil {
+		f, err := l.store.fs.Open(p.name)
+		if err != nil {
+			return object.Bad, nil, err
+		}
+		p.file, p.rd = f, pack.NewFile(f, p.idx, l.store.opts.Format)
+	}
+	return p.rd.Object(id)
+}
+
+// Close releases the pack files a store opened.
+func (s *Store) Close() error {
+	var first error
+	srcs := append([]*source{s.primary}, s.alts...)
+	for _, src := range srcs {
+		src.packs.mu.Lock()
+		for _, p := range src.packs.packs {
+			p.mu.Lock()
+			if p.file != nil {
+				if err := p.file.Close(); err != nil && first == nil {
+					first = err
+				}
+				p.file, p.rd = nil, nil
+			}
+			p.mu.Unlock()
+		}
+		src.packs.mu.Unlock()
+	}
+	return first
+}

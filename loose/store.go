@@ -1,0 +1,192 @@
+package loose
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/object"
+)
+
+// ErrNotFound means an object is in none of the store's sources.
+var ErrNotFound = errors.New("loose: object not found")
+
+// Options configures a Store. The zero value is a SHA-1 store writing at
+// git's default loose compression (1) with the umask's permissions.
+type Options struct {
+	Format object.Format
+	// Compression is the zlib level, -1 … 9 (core.looseCompression);
+	// nil means 1.
+	Compression *int
+	// Shared is core.sharedRepository in git's encoding: 0 for umask,
+	// 0660 for group, 0664 for everybody, -0xxx for an explicit mode.
+	Shared int
+	// Alternates are more object directories to read from, searched after
+	// the store's own and those listed in objects/info/alternates.
+	Alternates []string
+}
+
+// Store is an object directory with its alternates. It is safe for
+// concurrent use.
+type Store struct {
+	fs    batch.FS
+	dir   string
+	opts  Options
+	level int
+	umask fs.FileMode
+
+	primary *source
+	altOnce sync.Once
+	alts    []*source
+	altErr  error
+
+	repaired atomic.Int64
+	broken   sync.Map // ids whose loose copy Need found broken
+	freshMu  sync.Mutex
+	freshed  map[string]bool // packs already freshened in this run
+}
+
+// Open returns the store of the objects directory dir.
+func Open(fsys batch.FS, dir string, opts Options) *Store {
+	if opts.Format == 0 {
+		opts.Format = object.SHA1
+	}
+	level := 1
+	if opts.Compression != nil {
+		level = *opts.Compression
+	}
+	s := &Store{fs: fsys, dir: dir, opts: opts, level: level, umask: umask(), freshed: map[string]bool{}}
+	s.primary = newSource(s, dir)
+	return s
+}
+
+// Dir returns the objects directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Format returns the store's object format.
+func (s *Store) Format() object.Format { return s.opts.Format }
+
+// FS returns the filesystem the store works on.
+func (s *Store) FS() batch.FS { return s.fs }
+
+// Repaired returns how many broken loose objects this store replaced.
+func (s *Store) Repaired() int64 { return s.repaired.Load() }
+
+// alternates returns the alternate sources, loading them once.
+func (s *Store) alternates() ([]*source, error) {
+	s.altOnce.Do(func() {
+		dirs, err := alternateDirs(s.fs, s.dir, s.opts.Alternates)
+		s.altErr = err
+		for _, d := range dirs {
+			s.alts = append(s.alts, newSource(s, d))
+		}
+	})
+	return s.alts, s.altErr
+}
+
+// Has reports whether id is in any source, without checking it.
+func (s *Store) Has(id object.ID) (bool, error) {
+	if ok, err := s.primary.has(id); ok || err != nil {
+		return ok, err
+	}
+	alts, err := s.alternates()
+	if err != nil {
+		return false, err
+	}
+	for _, a := range alts {
+		if ok, err := a.has(id); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// Read returns the type and data of id from the first source that has a
+// good copy.
+func (s *Store) Read(id object.ID) (object.Type, []byte, error) {
+	t, data, err := s.primary.read(id)
+	if !errors.Is(err, ErrNotFound) {
+		return t, data, err
+	}
+	alts, aerr := s.alternates()
+	if aerr != nil {
+		return object.Bad, nil, aerr
+	}
+	for _, a := range alts {
+		t, data, err = a.read(id)
+		if !errors.Is(err, ErrNotFound) {
+			return t, data, err
+		}
+	}
+	return object.Bad, nil, err
+}
+
+// Need reports whether id must be written: it is absent, or the only copy
+// is a broken loose object in this store (repair). A good copy is freshened
+// as git does, so that a prune does not take it before the refs point at it.
+func (s *Store) Need(id object.ID) (need bool, err error) {
+	state, err := s.primary.check(id)
+	if err != nil {
+		return false, err
+	}
+	switch state {
+	case good:
+		return false, s.freshenLoose(s.primary, id)
+	case packed:
+		return false, s.freshenPack(s.primary, id)
+	case broken:
+		s.broken.Store(id, true)
+		return true, nil
+	}
+	alts, err := s.alternates()
+	if err != nil {
+		return false, err
+	}
+	for _, a := range alts {
+		st, err := a.check(id)
+		if err != nil {
+			return false, err
+		}
+		// As git does, an object whose alternate copy cannot be freshened
+		// (a read-only alternate) is written here, so that it survives a
+		// prune of the alternate.
+		switch st {
+		case good:
+			return s.freshenLoose(a, id) != nil, nil
+		case packed:
+			return s.freshenPack(a, id) != nil, nil
+		}
+	}
+	return true, nil
+}
+
+func (s *Store) freshenLoose(src *source, id object.ID) error {
+	err := s.fs.Chtimes(src.path(id), time.Now())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func (s *Store) freshenPack(src *source, id object.ID) error {
+	name := src.packOf(id)
+	s.freshMu.Lock()
+	defer s.freshMu.Unlock()
+	if name == "" || s.freshed[name] {
+		return nil
+	}
+	s.freshed[name] = true
+	if err := s.fs.Chtimes(name, time.Now()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (s *Store) shardDir(dir string, id object.ID) string {
+	d, _ := id.Shard()
+	return filepath.Join(dir, d)
+}
