@@ -1,0 +1,136 @@
+package repo
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+var fsyncCases = [][]string{
+	{"core.fsync=loose-object", "core.fsyncMethod=batch"},
+	{"core.fsync=loose-object", "core.fsyncMethod=fsync"},
+	{"core.fsync=loose-object", "core.fsyncMethod=writeout-only"},
+	{"core.fsync=loose-object"},
+	{"core.fsync=objects", "core.fsyncMethod=batch"},
+	{"core.fsync=all", "core.fsyncMethod=batch"},
+	{"core.fsync=committed", "core.fsyncMethod=batch"},
+	{"core.fsync=comm", "core.fsyncMethod=batch"}, // prefix of committed
+	{"core.fsync=loo", "core.fsyncMethod=batch"},
+	{"core.fsync=all,-loose-object", "core.fsyncMethod=batch"},
+	{"core.fsync=loose-object,none", "core.fsyncMethod=batch"}, // positive survives none
+	{"core.fsync=none"},
+	{"core.fsync=none,loose-object", "core.fsyncMethod=batch"}, // none only as last token
+	{"core.fsync=", "core.fsyncMethod=batch"},
+	{"core.fsync=pack", "core.fsyncMethod=batch"},
+	{"core.fsync=bogus,loose-object", "core.fsyncMethod=batch"},
+	{"core.fsyncMethod=batch"},
+	{"core.fsyncObjectFiles=true"},
+	{"core.fsyncObjectFiles=true", "core.fsyncMethod=batch"},
+	{"core.fsyncObjectFiles=true", "core.fsyncMethod=writeout-only"},
+	{"core.fsyncObjectFiles=false", "core.fsync=loose-object"},
+	{"core.fsync=loose-object", "core.fsyncMethod=bogus"},
+}
+
+// TestFsyncMethodMatchesGit runs git unpack-objects under each configuration
+// with trace2 and checks that the method we resolve syncs as git did.
+func TestFsyncMethodMatchesGit(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t, "GIT_TEST_FSYNC=1")
+	src := gittest.Init(t, env, false, "")
+	gittest.WriteFile(t, src, "a", "a\n")
+	gittest.WriteFile(t, src, "b", "b\n")
+	gittest.Git(t, env, src, "add", ".")
+	gittest.Git(t, env, src, "commit", "-qm", "x")
+	pack := gittest.GitIn(t, env, src, []byte{}, "pack-objects", "--all", "--stdout") // 4 objects
+	for _, kvs := range fsyncCases {
+		dst := gittest.Init(t, env, true, "")
+		trace := filepath.Join(t.TempDir(), "trace")
+		var args []string
+		for _, kv := range kvs {
+			args = append(args, "-c", kv)
+		}
+		gittest.GitIn(t, append(env, "GIT_TRACE2_EVENT="+trace), dst, pack, append(args, "unpack-objects", "-q")...)
+		wo, hf := counters(t, trace)
+		var want batch.Method
+		switch {
+		case wo == 4 && hf == 1:
+			want = batch.Batch
+		case wo == 0 && hf == 4:
+			want = batch.Fsync
+		case wo == 4 && hf == 0:
+			want = batch.WriteoutOnly
+		case wo == 0 && hf == 0:
+			want = batch.None
+		default:
+			t.Fatalf("%v: git did writeout-only %d, hardware-flush %d", kvs, wo, hf)
+		}
+		var c Config
+		for _, kv := range kvs {
+			k, v, _ := strings.Cut(kv, "=")
+			c = append(c, Entry{Key: Canonical(k), Value: v})
+		}
+		got, err := c.fsyncMethod(func(string) {})
+		if err != nil || got != want {
+			t.Errorf("%v: resolved %v (%v), git behaved as %v", kvs, got, err, want)
+		}
+	}
+}
+
+func counters(t *testing.T, path string) (wo, hf int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0 // no trace events at all
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct {
+			Event, Category, Key, Name string
+			Value                      any
+			Count                      int
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Category != "fsync" {
+			continue
+		}
+		n := ev.Count
+		if s, ok := ev.Value.(string); ok {
+			n = atoi(s)
+		}
+		switch {
+		case ev.Key == "fsync/writeout-only" || ev.Name == "writeout-only":
+			wo = n
+		case ev.Key == "fsync/hardware-flush" || ev.Name == "hardware-flush":
+			hf = n
+		}
+	}
+	return wo, hf
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func TestDefaultIsBatch(t *testing.T) {
+	m, err := Config{{Key: "core.compression", Value: "3"}}.fsyncMethod(func(string) {})
+	if err != nil || m != batch.Batch {
+		t.Errorf("got %v %v", m, err)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	var warns []string
+	c := Config{{Key: "core.fsync", Value: "bogus"}, {Key: "core.fsyncmethod", Value: "nope"}, {Key: "core.fsyncobjectfiles", Value: "true"}}
+	c.fsyncMethod(func(w string) { warns = append(warns, w) })
+	want := []string{"ignoring unknown core.fsync component 'bogus'", "ignoring unknown core.fsyncMethod value 'nope'",
+		"core.fsyncObjectFiles is deprecated; use core.fsync instead"}
+	if strings.Join(warns, "|") != strings.Join(want, "|") {
+		t.Errorf("warnings %q", warns)
+	}
+}

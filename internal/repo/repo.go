@@ -1,0 +1,100 @@
+// Package repo finds the repository a command runs in and reads its
+// configuration the way git does — by asking git, so that discovery
+// (GIT_DIR, gitfiles, safe.directory), every config file, includes and
+// `git -c` (GIT_CONFIG_PARAMETERS) behave exactly as for git itself — and
+// turns the settings this project honours into typed values with git's
+// semantics and git's error messages.
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// Repo is a discovered repository.
+type Repo struct {
+	GitDir    string // absolute
+	ObjectDir string // absolute; honours GIT_OBJECT_DIRECTORY
+	Format    object.Format
+	Config    Config
+}
+
+// GitError is git's own failure, with what it printed on stderr.
+type GitError struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+func (e *GitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = fmt.Sprintf("git %s exited with %d", strings.Join(e.Args, " "), e.Code)
+	}
+	return msg
+}
+
+// git runs git with args in dir (the current directory when "").
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, &GitError{Args: args, Code: ee.ExitCode(), Stderr: errb.String()}
+		}
+		return nil, fmt.Errorf("cannot run git: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// Discover finds the repository of the current directory (or of GIT_DIR)
+// and reads its configuration.
+func Discover(ctx context.Context) (*Repo, error) {
+	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("unexpected output of git rev-parse: %q", out)
+	}
+	r := &Repo{GitDir: lines[0]}
+	if r.ObjectDir, err = filepath.Abs(lines[1]); err != nil {
+		return nil, err
+	}
+	if r.Format, err = object.ParseFormat(lines[2]); err != nil {
+		return nil, err
+	}
+	if r.Config, err = Load(ctx, r.GitDir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Load reads the configuration git sees in the repository gitDir (every
+// scope, includes and `git -c` values), in order.
+func Load(ctx context.Context, gitDir string) (Config, error) {
+	args := []string{"config", "--list", "-z"}
+	if gitDir != "" {
+		args = append([]string{"--git-dir=" + gitDir}, args...)
+	}
+	out, err := git(ctx, "", args...)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Code == 1 && ge.Stderr == "" {
+			return Config{}, nil // no configuration at all
+		}
+		return nil, err
+	}
+	return parseList(out), nil
+}

@@ -1,0 +1,102 @@
+package repo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/git-durable/git-durable/batch"
+)
+
+// Settings are the configuration values the object writers honour, resolved
+// with git's semantics.
+type Settings struct {
+	Method           batch.Method
+	NoFlush          bool // GIT_TEST_FSYNC is false: skip full flushes
+	Compression      int  // core.looseCompression, else core.compression, else 1
+	BigFileThreshold int64
+	Shared           int // core.sharedRepository in git's encoding
+	// Warnings are lines git would print after "warning: ".
+	Warnings []string
+}
+
+// Settings resolves the writer settings; getenv reads the environment.
+func (c Config) Settings(getenv func(string) string) (Settings, error) {
+	var s Settings
+	warn := func(w string) { s.Warnings = append(s.Warnings, w) }
+	var err error
+	if s.Method, err = c.fsyncMethod(warn); err != nil {
+		return s, err
+	}
+	if v := getenv("GIT_TEST_FSYNC"); v != "" {
+		on, ok := ParseBool(v)
+		if !ok {
+			return s, fmt.Errorf("bad boolean environment value '%s' for 'GIT_TEST_FSYNC'", v)
+		}
+		s.NoFlush = !on
+	}
+	s.Compression = 1
+	for _, key := range []string{"core.compression", "core.looseCompression"} {
+		if c.Has(key) {
+			v, err := c.Int(key, 1)
+			if err != nil {
+				return s, err
+			}
+			if v < -1 || v > 9 {
+				return s, fmt.Errorf("bad zlib compression level %d", v)
+			}
+			s.Compression = int(v)
+		}
+	}
+	if s.BigFileThreshold, err = c.Int("core.bigFileThreshold", 512<<20); err != nil {
+		return s, err
+	}
+	if e, ok := c.Get("core.sharedRepository"); ok {
+		if s.Shared, err = parseShared(e); err != nil {
+			return s, err
+		}
+	}
+	if e, ok := c.Get("core.createObject"); ok && e.Value != "rename" && e.Value != "link" {
+		return s, fmt.Errorf("invalid mode for object creation: %s", e.Value)
+	}
+	return s, nil
+}
+
+// parseShared is git's git_config_perm.
+func parseShared(e Entry) (int, error) {
+	const group, everybody = 0o660, 0o664
+	if e.NoValue {
+		return group, nil
+	}
+	switch e.Value {
+	case "umask":
+		return 0, nil
+	case "group":
+		return group, nil
+	case "all", "world", "everybody":
+		return everybody, nil
+	}
+	i, err := strconv.ParseInt(e.Value, 8, 32)
+	if err != nil || strings.HasPrefix(e.Value, "-") || strings.HasPrefix(e.Value, "+") {
+		on, ok := ParseBool(e.Value)
+		if !ok {
+			return 0, fmt.Errorf("bad boolean config value '%s' for '%s'", e.Value, e.Key)
+		}
+		if on {
+			return group, nil
+		}
+		return 0, nil
+	}
+	switch i {
+	case 0:
+		return 0, nil
+	case 1:
+		return group, nil
+	case 2:
+		return everybody, nil
+	}
+	if i&0o600 != 0o600 {
+		return 0, fmt.Errorf("problem with core.sharedRepository filemode value (0%.3o).\nThe owner of files must always have read and write permissions.", i)
+	}
+	return -int(i & 0o666), nil
+}
