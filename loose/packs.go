@@ -72,8 +72,10 @@ func (l *packList) load() (bool, error) {
 	return grew, nil
 }
 
-// find returns the pack holding id, rescanning once on a miss.
-func (l *packList) find(id object.ID) (*packFile, error) {
+// find returns the pack holding id. With rescan, a miss looks for packs
+// that appeared since the last scan; existence checks do without (a stale
+// "absent" only costs a redundant write), reads use it.
+func (l *packList) find(id object.ID, rescan bool) (*packFile, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.loaded {
@@ -81,36 +83,36 @@ func (l *packList) find(id object.ID) (*packFile, error) {
 			return nil, err
 		}
 	}
-	for pass := 0; pass < 2; pass++ {
+	for {
 		for _, p := range l.packs {
 			if _, ok := p.idx.Find(id); ok {
 				return p, nil
 			}
 		}
-		if pass == 0 {
-			grew, err := l.load()
-			if err != nil || !grew {
-				return nil, err
-			}
+		if !rescan {
+			return nil, nil
+		}
+		rescan = false
+		if grew, err := l.load(); err != nil || !grew {
+			return nil, err
 		}
 	}
-	return nil, nil
 }
 
 func (l *packList) has(id object.ID) (bool, error) {
-	p, err := l.find(id)
+	p, err := l.find(id, false)
 	return p != nil, err
 }
 
 func (l *packList) packOf(id object.ID) string {
-	if p, _ := l.find(id); p != nil {
+	if p, _ := l.find(id, false); p != nil {
 		return p.name
 	}
 	return ""
 }
 
 func (l *packList) read(id object.ID) (object.Type, []byte, error) {
-	p, err := l.find(id)
+	p, err := l.find(id, true)
 	if err != nil {
 		return object.Bad, nil, err
 	}
