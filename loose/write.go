@@ -154,18 +154,18 @@ func (s *Store) createTemp(dir string) (batch.File, error) {
 // WriteStream writes an object of type t whose size bytes of data come from
 // r, without holding it in memory (git's big-blob path): it is deflated into
 // objects/tmp_obj_* while hashed, then published under its id unless a good
-// copy exists. It returns the id.
-func (s *Store) WriteStream(tx *batch.Transaction, t object.Type, size int64, r io.Reader) (object.ID, error) {
+// copy exists (wrote is false then).
+func (s *Store) WriteStream(tx *batch.Transaction, t object.Type, size int64, r io.Reader) (id object.ID, wrote bool, err error) {
 	f, err := s.createTemp(s.dir)
 	if err != nil {
-		return object.ID{}, err
+		return id, false, err
 	}
-	id, err := s.streamTo(f, t, size, r)
+	id, err = s.streamTo(f, t, size, r)
 	if err == nil {
 		var need bool
 		if need, err = s.Need(id); err == nil && !need {
 			f.Close()
-			return id, s.fs.Remove(f.Name())
+			return id, false, s.fs.Remove(f.Name())
 		}
 	}
 	if err == nil {
@@ -174,9 +174,9 @@ func (s *Store) WriteStream(tx *batch.Transaction, t object.Type, size int64, r 
 	if err != nil {
 		f.Close()
 		s.fs.Remove(f.Name())
-		return id, err
+		return id, false, err
 	}
-	return id, s.publish(tx, f, id)
+	return id, true, s.publish(tx, f, id)
 }
 
 func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (object.ID, error) {

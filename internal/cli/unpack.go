@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/progress"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/loose"
+)
+
+const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--stats]"
+
+// unpackArgs are the parsed arguments of git-unpack-durable.
+type unpackArgs struct {
+	dryRun, quiet, recover, stats bool
+	strict                        *fsck.Options
+	maxInputSize                  int64
+	header                        []byte // from --pack_header
+}
+
+// parseUnpackArgs parses git unpack-objects' command line: each argument
+// must match an option exactly, no bundling, no operands.
+func parseUnpackArgs(args []string) (*unpackArgs, error) {
+	a := &unpackArgs{}
+	for _, arg := range args {
+		switch {
+		case arg == "-n":
+			a.dryRun = true
+		case arg == "-q":
+			a.quiet = true
+		case arg == "-r":
+			a.recover = true
+		case arg == "--stats":
+			a.stats = true
+		case arg == "--strict":
+			a.strict = fsck.Strict()
+		case strings.HasPrefix(arg, "--strict="):
+			o, err := fsck.Parse(strings.TrimPrefix(arg, "--strict="))
+			if err != nil {
+				return nil, err
+			}
+			a.strict = o
+		case strings.HasPrefix(arg, "--pack_header="):
+			h, ok := packHeader(strings.TrimPrefix(arg, "--pack_header="))
+			if !ok {
+				return nil, fmt.Errorf("bad %s", arg)
+			}
+			a.header = h
+		case strings.HasPrefix(arg, "--max-input-size="):
+			a.maxInputSize = leadingUint(strings.TrimPrefix(arg, "--max-input-size="))
+		case arg == "-h" || arg == "--help-all":
+			return nil, &UsageError{Usage: unpackUsage, Help: true}
+		default:
+			return nil, &UsageError{Usage: unpackUsage}
+		}
+	}
+	return a, nil
+}
+
+// packHeader builds the 12 header bytes of "--pack_header=<version>,<count>".
+func packHeader(v string) ([]byte, bool) {
+	ver, count, ok := strings.Cut(v, ",")
+	if !ok {
+		return nil, false
+	}
+	a, err1 := strconv.ParseUint(ver, 10, 32)
+	b, err2 := strconv.ParseUint(count, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	h := append([]byte("PACK"), 0, 0, 0, 0, 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(h[4:], uint32(a))
+	binary.BigEndian.PutUint32(h[8:], uint32(b))
+	return h, true
+}
+
+// leadingUint is strtoumax(s, NULL, 10): the leading decimal digits, 0 if none.
+func leadingUint(s string) int64 {
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' || n > (1<<63-1)/10-9 {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+// Unpack is git-unpack-durable: git unpack-objects with durable writes.
+func Unpack(ctx context.Context, args []string, env Env) error {
+	a, err := parseUnpackArgs(args)
+	if err != nil {
+		return err
+	}
+	r, err := repo.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	set, err := r.Config.Settings(env.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	start := time.Now()
+	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
+		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
+		Alternates: loose.SplitAlternates(env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
+	})
+	defer store.Close()
+	policy := batch.New(batch.OS, r.ObjectDir, batch.Options{Method: set.Method, NoFlush: set.NoFlush})
+	in := env.Stdin
+	if a.header != nil {
+		in = io.MultiReader(bytes.NewReader(a.header), in)
+	}
+	opts := unpack.Options{
+		DryRun: a.dryRun, Recover: a.recover, Strict: a.strict, MaxInputSize: a.maxInputSize,
+		BigFileThreshold: set.BigFileThreshold,
+		Log:              func(level, msg string) { fmt.Fprintf(env.Stderr, "%s: %s\n", level, msg) },
+	}
+	var meter *progress.Meter
+	if !a.quiet && env.IsTerminal {
+		opts.Progress = func(done, total int, n int64) {
+			if meter == nil {
+				meter = progress.New(env.Stderr, "Unpacking objects", total, true)
+			}
+			meter.Update(done, n)
+		}
+	}
+	res, err := unpack.Run(ctx, in, store, policy, opts)
+	if meter != nil && err == nil {
+		meter.Done()
+	}
+	st := policy.Stats()
+	if err == nil || a.stats {
+		writeTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st)
+	}
+	if a.stats {
+		writeStats(env, res, st, store.Repaired(), time.Since(start))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(res.Rest)
+	return err
+}
+
+func writeStats(env Env, res unpack.Result, st batch.Stats, repaired int64, d time.Duration) {
+	line, _ := json.Marshal(struct {
+		Objects  int     `json:"objects"`
+		Bytes    int64   `json:"bytes"`
+		Written  int     `json:"written"`
+		Existing int     `json:"existing"`
+		Repaired int64   `json:"repaired"`
+		Seconds  float64 `json:"seconds"`
+		batch.Stats
+	}{res.Objects, res.Bytes, res.Written, res.Existing, repaired, d.Seconds(), st})
+	fmt.Fprintf(env.Stderr, "%s\n", line)
+}

@@ -1,0 +1,312 @@
+package unpack
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// entry is what is kept of each pack entry for the whole run.
+type entry struct {
+	off  int64
+	id   object.ID
+	typ  object.Type // the resolved object's type, once done
+	done bool
+}
+
+// job is one unit of work for a worker: a full object to hash and write, or
+// a delta to apply to a base that is done (entry base, or the external
+// object baseID when base < 0).
+type job struct {
+	idx    int32
+	typ    object.Type // full object; Bad for a delta
+	data   []byte      // object data, or delta payload
+	base   int32
+	baseID object.ID
+}
+
+type unpacker struct {
+	ctx   context.Context
+	opts  Options
+	store *loose.Store
+	tx    *batch.Transaction
+	fmt   object.Format
+	cache *cache
+	held  *held // --strict: objects kept back until checked
+
+	mu       sync.Mutex
+	entries  []entry
+	ids      map[object.ID]int32  // first entry of each id
+	waiting  map[int32][]*job     // deltas whose base entry is in flight
+	pending  map[object.ID][]*job // REF deltas whose base id is nowhere yet
+	orphans  int                  // deltas whose OFS base is no entry
+	written  int
+	existing int
+	err      error // first fatal error
+	errored  bool  // Recover skipped something
+
+	jobs   chan *job
+	budget *budget
+	wg     sync.WaitGroup // jobs not finished
+}
+
+// Run unpacks the pack stream in into store, publishing objects through a
+// transaction of policy, which it ends (flushes) before returning — also
+// after an error, so that what was written is durable.
+func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Policy, opts Options) (Result, error) {
+	if opts.BigFileThreshold <= 0 {
+		opts.BigFileThreshold = 512 << 20
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = 16 << 20
+	}
+	if opts.Log == nil {
+		opts.Log = func(string, string) {}
+	}
+	r := pack.NewReader(in, pack.ReaderOptions{Format: store.Format(), MaxSize: opts.MaxInputSize, Tee: opts.Tee})
+	if opts.DryRun {
+		return dryRun(ctx, r, opts)
+	}
+	u := &unpacker{
+		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
+		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{},
+		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{},
+		jobs: make(chan *job, 2*opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
+	}
+	if opts.Strict != nil {
+		u.held = newHeld()
+	}
+	for w := 0; w < opts.Workers; w++ {
+		go u.worker()
+	}
+	trailerErr := u.read(r)
+	close(u.jobs)
+	u.wg.Wait()
+	err := u.finish(trailerErr)
+	if endErr := u.tx.End(); err == nil {
+		err = endErr
+	}
+	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
+	if err == nil {
+		res.Checksum, res.Rest = r.Checksum(), r.Rest()
+		res.Bytes -= int64(len(res.Checksum))
+	}
+	return res, err
+}
+
+// finish runs what comes after the last entry, in git's order: unresolved
+// deltas, the --strict checks and writes, then the trailer.
+func (u *unpacker) finish(trailerErr error) error {
+	if err := u.firstErr(); err != nil {
+		return err
+	}
+	if u.orphans > 0 || len(u.waiting) > 0 || len(u.pending) > 0 {
+		return ErrUnresolved
+	}
+	if u.held != nil {
+		if err := u.writeHeld(); err != nil {
+			return err
+		}
+	}
+	if trailerErr != nil {
+		return trailerErr
+	}
+	if u.errored {
+		return ErrRecovered
+	}
+	return nil
+}
+
+func (u *unpacker) firstErr() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.err
+}
+
+// fail records the first fatal error; the run stops at the next entry.
+func (u *unpacker) fail(err error) {
+	u.mu.Lock()
+	if u.err == nil {
+		u.err = err
+	}
+	u.mu.Unlock()
+}
+
+// recoverable reports err (git's error() line) and says whether the run may
+// go on: only with Recover, and only for entry-level errors.
+func (u *unpacker) recoverable(err error) bool {
+	if !u.opts.Recover {
+		return false
+	}
+	for _, l := range errorLines(err) {
+		u.opts.Log("error", l)
+	}
+	u.mu.Lock()
+	u.errored = true
+	u.mu.Unlock()
+	return true
+}
+
+// read is the reader loop. It returns the trailer's error, which git
+// reports only after the other end-of-pack checks; every other error is
+// recorded with fail.
+func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
+	hdr, err := r.Header()
+	if err != nil {
+		u.fail(err)
+		return nil
+	}
+	u.entries = make([]entry, 0, min(hdr.Count, 1<<16))
+	for i := 0; ; i++ {
+		if err := u.ctx.Err(); err != nil {
+			u.fail(err)
+			return nil
+		}
+		if u.firstErr() != nil {
+			return nil
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if pack.Recoverable(err) && u.recoverable(err) {
+				u.addEntry(r.Offset())
+				continue
+			}
+			if errors.Is(err, pack.ErrChecksum) {
+				return err
+			}
+			u.fail(err)
+			return nil
+		}
+		idx := u.addEntry(e.Offset)
+		if err := u.entry(r, idx, e); err != nil {
+			if !(pack.Recoverable(err) && u.recoverable(err)) {
+				u.fail(err)
+				return nil
+			}
+		}
+		if u.opts.Progress != nil {
+			u.opts.Progress(i+1, int(hdr.Count), r.Offset())
+		}
+	}
+}
+
+func (u *unpacker) addEntry(off int64) int32 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.entries = append(u.entries, entry{off: off})
+	return int32(len(u.entries) - 1)
+}
+
+// entry reads one entry's data and hands it on.
+func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
+	if e.Type == object.Blob && e.Size > u.opts.BigFileThreshold {
+		return u.stream(r, idx, e)
+	}
+	data, err := readEntry(r, e.Size)
+	if err != nil {
+		return err
+	}
+	switch e.Type {
+	case object.OfsDelta:
+		u.delta(&job{idx: idx, data: data, base: -1}, e.BaseOffset, object.ID{})
+	case object.RefDelta:
+		u.delta(&job{idx: idx, data: data, base: -1}, -1, e.BaseID)
+	default:
+		u.submit(&job{idx: idx, typ: e.Type, data: data})
+	}
+	return nil
+}
+
+// delta routes a delta to a job (base done), a wait on an entry in flight,
+// or the pending list of an id seen nowhere yet.
+func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
+	u.mu.Lock()
+	base := int32(-1)
+	if baseOff >= 0 {
+		k := sort.Search(len(u.entries), func(i int) bool { return u.entries[i].off >= baseOff })
+		if k == len(u.entries) || u.entries[k].off != baseOff {
+			u.orphans++ // git queues it under an offset no entry has
+			u.mu.Unlock()
+			return
+		}
+		base = int32(k)
+	} else if k, ok := u.ids[baseID]; ok {
+		base = k
+	}
+	if base >= 0 {
+		j.base = base
+		if !u.entries[base].done {
+			u.waiting[base] = append(u.waiting[base], j)
+			u.mu.Unlock()
+			return
+		}
+		u.mu.Unlock()
+		u.submit(j)
+		return
+	}
+	u.mu.Unlock()
+	if ok, err := u.store.Has(baseID); err != nil {
+		u.fail(err)
+		return
+	} else if ok {
+		j.baseID = baseID
+		u.submit(j)
+		return
+	}
+	// Not in the store: wait for an entry of that id, unless one got done
+	// while the store was asked.
+	u.mu.Lock()
+	if k, ok := u.ids[baseID]; ok {
+		j.base = k
+		if !u.entries[k].done {
+			u.waiting[k] = append(u.waiting[k], j)
+			u.mu.Unlock()
+			return
+		}
+		u.mu.Unlock()
+		u.submit(j)
+		return
+	}
+	u.pending[baseID] = append(u.pending[baseID], j)
+	u.mu.Unlock()
+}
+
+// submit queues a job for the workers, within the memory budget.
+func (u *unpacker) submit(j *job) {
+	u.budget.acquire(int64(len(j.data)))
+	u.wg.Add(1)
+	u.jobs <- j
+}
+
+// readEntry reads an entry's inflated data. The declared size is not
+// trusted beyond a fixed first allocation; the buffer grows with the data.
+func readEntry(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, 8<<20))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,110 @@
+// Package unpack explodes a pack stream into loose objects of a store, the
+// job of git unpack-objects, durably. Both commands of the project use it:
+// git-unpack-durable on stdin, git-remote-durable on what a server sent.
+//
+// Data flows one way:
+//
+//	pack.Reader ──► reader loop ──► workers ──► loose.Store ──► batch.Transaction
+//	 (inflate, in     (entries,      (hash, apply    (deflate,       (writeout before
+//	  stream order)    delta links)   deltas)         tmp, rename)    rename, one flush)
+//
+// The stream must be inflated in order to find where entries end; all that
+// follows fans out to workers. A delta whose base is done is a job of its
+// own, reading the base from a bounded cache or back from the store; a delta
+// whose base is still in flight waits on that base and is resolved, with the
+// base in hand, by the worker that finishes it; a REF_DELTA whose base is
+// nowhere yet waits for an object of that id (git's delta-before-base).
+package unpack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/object"
+)
+
+// Options configures an unpack. The zero value unpacks with git's defaults.
+type Options struct {
+	// DryRun parses and inflates everything and checks the trailer, but
+	// writes nothing and resolves no delta (git unpack-objects -n).
+	DryRun bool
+	// Recover reports bad entry types, data that does not inflate and
+	// unreadable bases, and goes on (git unpack-objects -r).
+	Recover bool
+	// Strict checks objects like git fsck before they are written, and
+	// refuses objects that point at objects neither in the pack nor in the
+	// store; nil means no checks.
+	Strict *fsck.Options
+	// MaxInputSize, when positive, limits the bytes consumed.
+	MaxInputSize int64
+	// BigFileThreshold: non-delta blobs larger than this are streamed to
+	// disk instead of being held in memory. Zero means 512 MiB.
+	BigFileThreshold int64
+	// Workers is the number of resolving goroutines; zero means GOMAXPROCS.
+	Workers int
+	// CacheSize bounds the delta base cache in bytes; zero means 16 MiB.
+	CacheSize int64
+	// Log receives the lines git prints with error() or warning() and
+	// goes on from ("error", "inflate returned -3").
+	Log func(level, msg string)
+	// Progress, when set, is called after each entry with the number of
+	// entries read, the total the header declared and the bytes consumed.
+	Progress func(done, total int, bytes int64)
+	// Tee, when set, receives a verbatim copy of the pack stream.
+	Tee io.Writer
+}
+
+// Result describes a finished unpack.
+type Result struct {
+	Objects  int    // entries in the pack
+	Written  int    // objects written, repairs included
+	Existing int    // objects that were already present
+	Bytes    int64  // bytes of the pack before the trailer
+	Checksum []byte // the pack's trailer
+	Rest     []byte // input read past the trailer, to be passed on
+}
+
+// Errors of an unpack, beyond those of package pack and the store.
+var (
+	// ErrUnresolved means deltas were left whose base is nowhere.
+	ErrUnresolved = errors.New("unresolved deltas left after unpacking")
+	// ErrRecovered means Recover skipped over errors; the exit is 1.
+	ErrRecovered = errors.New("errors were skipped")
+)
+
+// DeltaError means a delta did not apply to its base.
+type DeltaError struct{ Err error }
+
+func (e *DeltaError) Error() string { return "failed to apply delta: " + e.Err.Error() }
+
+func (e *DeltaError) Unwrap() error { return e.Err }
+
+// BaseError means a delta's base exists but could not be read.
+type BaseError struct {
+	ID  object.ID
+	Err error
+}
+
+func (e *BaseError) Error() string {
+	return fmt.Sprintf("failed to read delta-pack base object %s: %v", e.ID, e.Err)
+}
+
+func (e *BaseError) Unwrap() error { return e.Err }
+
+// CollisionError means an object carries a SHA-1 collision attack.
+type CollisionError struct{ ID object.ID }
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("SHA-1 appears to be part of a collision attack: %s", e.ID)
+}
+
+// StrictError is a --strict refusal: Msg is git's fatal message, Problems
+// the fsck findings printed before it.
+type StrictError struct {
+	Msg      string
+	Problems []fsck.Problem
+}
+
+func (e *StrictError) Error() string { return e.Msg }

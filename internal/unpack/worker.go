@@ -1,0 +1,217 @@
+package unpack
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// worker resolves jobs until the queue closes.
+func (u *unpacker) worker() {
+	h := u.fmt.NewHasher()
+	for j := range u.jobs {
+		u.run(h, j)
+		u.budget.release(int64(len(j.data)))
+		u.wg.Done()
+	}
+}
+
+func (u *unpacker) run(h *object.Hasher, j *job) {
+	if u.firstErr() != nil {
+		return
+	}
+	if j.typ != object.Bad {
+		u.resolve(h, j.idx, j.typ, j.data)
+		return
+	}
+	typ, base, err := u.base(j)
+	if err != nil {
+		if !u.recoverable(err) {
+			u.fail(err)
+		}
+		return
+	}
+	u.apply(h, j, typ, base)
+}
+
+// base returns the base of a delta job whose base is done.
+func (u *unpacker) base(j *job) (object.Type, []byte, error) {
+	id := j.baseID
+	if j.base >= 0 {
+		u.mu.Lock()
+		id = u.entries[j.base].id
+		u.mu.Unlock()
+	}
+	if typ, data, ok := u.cache.get(id); ok {
+		return typ, data, nil
+	}
+	if u.held != nil {
+		if typ, data, ok := u.held.get(id); ok {
+			return typ, data, nil
+		}
+	}
+	typ, data, err := u.store.Read(id)
+	if err != nil {
+		return object.Bad, nil, &BaseError{ID: id, Err: err}
+	}
+	u.cache.put(id, typ, data)
+	return typ, data, nil
+}
+
+// apply applies a delta job to its base and resolves the result.
+func (u *unpacker) apply(h *object.Hasher, j *job, typ object.Type, base []byte) {
+	data, err := pack.ApplyDelta(nil, base, j.data)
+	if err != nil {
+		u.fail(&DeltaError{Err: err})
+		return
+	}
+	u.resolve(h, j.idx, typ, data)
+}
+
+// resolve hashes a complete object, writes it (or holds it back under
+// --strict), marks its entry done and resolves the deltas that waited for
+// it, with the data in hand.
+func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []byte) {
+	h.Begin(typ, int64(len(data)))
+	h.Write(data)
+	id, err := h.Sum()
+	if errors.Is(err, object.ErrCollision) {
+		u.fail(&CollisionError{ID: id})
+		return
+	}
+	u.mu.Lock()
+	u.entries[idx].id = id
+	_, dup := u.ids[id]
+	if !dup {
+		u.ids[id] = idx
+	}
+	u.mu.Unlock()
+	if err := u.keep(id, typ, data, dup); err != nil {
+		u.fail(err)
+		return
+	}
+	u.done(idx, id, typ)
+	u.cache.put(id, typ, data)
+	for _, k := range u.takeWaiting(idx, id) {
+		if u.firstErr() != nil {
+			return
+		}
+		u.apply(h, k, typ, data)
+	}
+}
+
+// keep writes a new object, holds it back under --strict, or notes that it
+// exists already.
+func (u *unpacker) keep(id object.ID, typ object.Type, data []byte, dup bool) error {
+	if u.held != nil && typ != object.Blob {
+		return u.held.add(id, typ, data)
+	}
+	if dup {
+		return nil
+	}
+	return u.write(id, typ, data)
+}
+
+// write writes an object unless a good copy exists, and counts it.
+func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
+	need, err := u.store.Need(id)
+	if err != nil {
+		return err
+	}
+	if need {
+		err = u.store.Write(u.tx, id, typ, data)
+	}
+	u.mu.Lock()
+	if need {
+		u.written++
+	} else {
+		u.existing++
+	}
+	u.mu.Unlock()
+	return err
+}
+
+func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
+	u.mu.Lock()
+	u.entries[idx].typ = typ
+	u.entries[idx].done = true
+	u.mu.Unlock()
+}
+
+// takeWaiting removes and returns the deltas waiting for entry idx (by
+// offset or by id) or for the id itself.
+func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	kids := u.waiting[idx]
+	delete(u.waiting, idx)
+	if p, ok := u.pending[id]; ok {
+		kids = append(kids, p...)
+		delete(u.pending, id)
+	}
+	return kids
+}
+
+// stream writes a big non-delta blob straight from the pack to the store.
+func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
+	id, wrote, err := u.store.WriteStream(u.tx, object.Blob, e.Size, r)
+	if err != nil {
+		return err
+	}
+	u.mu.Lock()
+	u.entries[idx].id = id
+	if _, dup := u.ids[id]; !dup {
+		u.ids[id] = idx
+	}
+	if wrote {
+		u.written++
+	} else {
+		u.existing++
+	}
+	u.mu.Unlock()
+	u.done(idx, id, object.Blob)
+	h := u.fmt.NewHasher()
+	for _, k := range u.takeWaiting(idx, id) {
+		typ, base, err := u.store.Read(id)
+		if err != nil {
+			return &BaseError{ID: id, Err: err}
+		}
+		u.apply(h, k, typ, base)
+	}
+	return nil
+}
+
+// budget bounds the bytes of entry data queued for or held by workers. A
+// single request larger than the whole budget waits until nothing else is
+// held.
+type budget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	max  int64
+	used int64
+}
+
+func newBudget(max int64) *budget {
+	b := &budget{max: max}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *budget) acquire(n int64) {
+	b.mu.Lock()
+	for b.used > 0 && b.used+n > b.max {
+		b.cond.Wait()
+	}
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.cond.Broadcast()
+	b.mu.Unlock()
+}
