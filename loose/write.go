@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // streamAbove is the object size above which Write deflates straight into
@@ -189,12 +190,14 @@ func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (
 	h.Begin(t, size)
 	var hdr [32]byte
 	zw.Write(object.Header(hdr[:0], t, size))
-	n, err := io.Copy(io.MultiWriter(zw, h), r)
+	n, err := io.Copy(io.MultiWriter(zw, h), io.LimitReader(r, size+1))
+	hlen := int64(len(object.Header(hdr[:0], t, size)))
+	var ie *pack.InflateError
+	if errors.As(err, &ie) && ie.Code == 1 || err == nil && n != size {
+		return object.ID{}, &StreamError{Got: n + hlen, Want: size + hlen}
+	}
 	if err != nil {
 		return object.ID{}, err
-	}
-	if n != size {
-		return object.ID{}, fmt.Errorf("write stream object %d != %d", n, size)
 	}
 	if err := zw.Close(); err != nil {
 		return object.ID{}, err
@@ -203,6 +206,14 @@ func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (
 		return object.ID{}, err
 	}
 	return h.Sum()
+}
+
+// StreamError means a streamed object's data was not as long as declared.
+// The counts include the object header, as in git's message.
+type StreamError struct{ Got, Want int64 }
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("write stream object %d != %d", e.Got, e.Want)
 }
 
 // perm is git's calc_shared_perm for a file (or directory) whose mode after

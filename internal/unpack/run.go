@@ -44,10 +44,11 @@ type unpacker struct {
 
 	mu       sync.Mutex
 	entries  []entry
-	ids      map[object.ID]int32  // first entry of each id
-	waiting  map[int32][]*job     // deltas whose base entry is in flight
-	pending  map[object.ID][]*job // REF deltas whose base id is nowhere yet
-	orphans  int                  // deltas whose OFS base is no entry
+	ids      map[object.ID]int32      // first entry of each id
+	waiting  map[int32][]*job         // deltas whose base entry is in flight
+	pending  map[object.ID][]*job     // REF deltas whose base id is nowhere yet
+	baseErrs map[object.ID]*BaseError // pending because the store's copy is unreadable
+	orphans  int                      // deltas whose OFS base is no entry
 	written  int
 	existing int
 	err      error // first fatal error
@@ -81,7 +82,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{},
-		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{},
+		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan *job, 2*opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
 	if opts.Strict != nil {
@@ -110,6 +111,16 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 func (u *unpacker) finish(trailerErr error) error {
 	if err := u.firstErr(); err != nil {
 		return err
+	}
+	for id, be := range u.baseErrs {
+		if _, ok := u.pending[id]; !ok {
+			continue
+		}
+		// git reports the unreadable base; with -r it drops the delta.
+		if !u.recoverable(be) {
+			return be
+		}
+		delete(u.pending, id)
 	}
 	if u.orphans > 0 || len(u.waiting) > 0 || len(u.pending) > 0 {
 		return ErrUnresolved

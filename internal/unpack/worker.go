@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -19,15 +20,23 @@ func (u *unpacker) worker() {
 	}
 }
 
+// run resolves one job. Jobs are run even after a failure elsewhere: each
+// holds a complete object (or a delta to one), and writing what is good keeps
+// what was received, as git keeps the objects before the one it dies on.
 func (u *unpacker) run(h *object.Hasher, j *job) {
-	if u.firstErr() != nil {
-		return
-	}
 	if j.typ != object.Bad {
 		u.resolve(h, j.idx, j.typ, j.data)
 		return
 	}
 	typ, base, err := u.base(j)
+	if err != nil && j.base < 0 {
+		switch u.redirect(j, err) {
+		case parked:
+			return
+		case ready:
+			typ, base, err = u.base(j)
+		}
+	}
 	if err != nil {
 		if !u.recoverable(err) {
 			u.fail(err)
@@ -35,6 +44,37 @@ func (u *unpacker) run(h *object.Hasher, j *job) {
 		return
 	}
 	u.apply(h, j, typ, base)
+}
+
+// What redirect did with a job.
+const (
+	notRedirected = iota
+	parked        // waits for an entry of the base id
+	ready         // j.base is now an entry that is done
+)
+
+// redirect handles an external base that exists but cannot be read (a
+// broken loose object): the pack may carry the object itself, so the delta
+// is pointed at an entry of that id, or parked until one is done. The read
+// error is kept, to be reported if no such entry ever comes.
+func (u *unpacker) redirect(j *job, err error) int {
+	var be *BaseError
+	if !errors.As(err, &be) {
+		return notRedirected
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if k, ok := u.ids[j.baseID]; ok {
+		j.base = k
+		if u.entries[k].done {
+			return ready
+		}
+		u.waiting[k] = append(u.waiting[k], j)
+		return parked
+	}
+	u.pending[j.baseID] = append(u.pending[j.baseID], j)
+	u.baseErrs[j.baseID] = be
+	return parked
 }
 
 // base returns the base of a delta job whose base is done.
@@ -96,9 +136,6 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 	u.done(idx, id, typ)
 	u.cache.put(id, typ, data)
 	for _, k := range u.takeWaiting(idx, id) {
-		if u.firstErr() != nil {
-			return
-		}
 		u.apply(h, k, typ, data)
 	}
 }
@@ -158,6 +195,10 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 // stream writes a big non-delta blob straight from the pack to the store.
 func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
 	id, wrote, err := u.store.WriteStream(u.tx, object.Blob, e.Size, r)
+	var ie *pack.InflateError
+	if errors.As(err, &ie) && ie.Code != 1 {
+		return fmt.Errorf("inflate returned (%d)", ie.Code) // git dies here
+	}
 	if err != nil {
 		return err
 	}

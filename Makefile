@@ -1,0 +1,37 @@
+# git-durable — durable git object writes.
+PREFIX ?= /usr/local
+GO     ?= go
+BIN    := bin
+CMDS   := $(BIN)/git-unpack-durable
+
+.PHONY: all build test vet install demo clean
+
+all: build
+
+build: $(CMDS)
+
+$(BIN)/git-unpack-durable: FORCE
+	$(GO) build -o $@ ./cmd/unpack
+
+FORCE:
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./batch ./loose ./cmd/...
+	GOOS=windows $(GO) vet ./batch ./loose ./cmd/...
+
+# The tests build the binaries themselves and drive real git.
+test: vet
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./internal/unpack ./batch ./loose
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+
+demo: build
+	@scripts/demo.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,143 @@
+// Package integration builds the project's binaries and drives them with
+// real git in a sealed environment; stock git run on the same input is the
+// oracle.
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
+	packpkg "github.com/git-durable/git-durable/pack"
+)
+
+// binDir holds the binaries built for this test run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "git-durable-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	for name, pkg := range map[string]string{"git-unpack-durable": "./cmd/unpack"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", name, err, out)
+			return 1
+		}
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// env is the sealed environment with the built binaries first on PATH.
+func env(t testing.TB, extra ...string) []string {
+	t.Helper()
+	gittest.Need(t)
+	return gittest.Env(t, append([]string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}, extra...)...)
+}
+
+// result is one unpack run.
+type result struct {
+	repo string
+	*gittest.Cmd
+}
+
+// lastLine returns the last line of stderr.
+func (r result) lastLine() string {
+	lines := strings.Split(strings.TrimRight(string(r.Stderr), "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// unpackInto runs `git <cmd> args…` with pack on stdin in repo.
+func unpackInto(t testing.TB, env []string, repo, cmd string, pack []byte, args ...string) result {
+	t.Helper()
+	return result{repo, gittest.Exec(t, env, repo, pack, "git", append([]string{cmd}, args...)...)}
+}
+
+// both unpacks pack into two fresh bare repositories of format, one with
+// git unpack-objects and one with ours, with the same arguments; setup, if
+// set, prepares each repository first.
+func both(t testing.TB, env []string, format string, pack []byte, setup func(repo string), args ...string) (git, ours result) {
+	t.Helper()
+	for i, cmd := range []string{"unpack-objects", "unpack-durable"} {
+		repo := gittest.Init(t, env, true, format)
+		if setup != nil {
+			setup(repo)
+		}
+		r := unpackInto(t, env, repo, cmd, pack, args...)
+		if i == 0 {
+			git = r
+		} else {
+			ours = r
+		}
+	}
+	return git, ours
+}
+
+// sameObjects fails unless both repositories hold the same objects, and
+// checks ours with fsck --strict and that it holds no pack.
+func sameObjects(t testing.TB, env []string, git, ours result) {
+	t.Helper()
+	want, got := gittest.Objects(t, env, git.repo), gittest.Objects(t, env, ours.repo)
+	if want != got {
+		t.Fatalf("objects differ:\ngit  %d lines\nours %d lines\n%s", strings.Count(want, "\n"), strings.Count(got, "\n"), firstDiff(want, got))
+	}
+	gittest.Fsck(t, env, ours.repo)
+	if packs, _ := filepath.Glob(filepath.Join(ours.repo, "objects/pack/*.pack")); len(packs) != 0 {
+		t.Fatalf("packs were written: %v", packs)
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d: git %q, ours %q", i, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
+}
+
+// packOf returns `git pack-objects --stdout args…` of the repository dir
+// with revs on stdin.
+func packOf(t testing.TB, env []string, dir, revs string, args ...string) []byte {
+	t.Helper()
+	return gittest.GitIn(t, env, dir, []byte(revs), append([]string{"pack-objects", "--stdout", "-q"}, args...)...)
+}
+
+// deltas counts the OFS_DELTA and REF_DELTA entries of a pack, to show that a
+// test pack has the shape it claims.
+func deltas(t testing.TB, pack []byte, f object.Format) (ofs, ref int) {
+	t.Helper()
+	r := packpkg.NewReader(bytes.NewReader(pack), packpkg.ReaderOptions{Format: f})
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return ofs, ref
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Type {
+		case object.OfsDelta:
+			ofs++
+		case object.RefDelta:
+			ref++
+		}
+	}
+}
