@@ -128,7 +128,7 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	opts := unpack.Options{
 		DryRun: a.dryRun, Recover: a.recover, Strict: a.strict, MaxInputSize: a.maxInputSize,
 		BigFileThreshold: set.BigFileThreshold,
-		Log:              func(level, msg string) { fmt.Fprintf(env.Stderr, "%s: %s\n", level, msg) },
+		Messages:         env.Stderr,
 	}
 	var meter *progress.Meter
 	if !a.quiet && env.IsTerminal {

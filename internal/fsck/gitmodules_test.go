@@ -84,6 +84,7 @@ func TestGitmodulesAgainstGit(t *testing.T) {
 		{name: "backslash spelling", objs: modules(f, "d\\.gitmodules", "[submodule \"..\"]\npath=x\n")},
 		{name: "not gitmodules", objs: modules(f, ".gitmodulesx", "[submodule \"..\"]\npath=x\n")},
 		{name: "demoted", objs: sub("url = -x"), strict: "gitmodulesUrl=warn,gitmodulesParse=error"},
+		{name: "long message cut", objs: sub("url = -" + strings.Repeat("x", 5000))},
 	}
 	runOracleCases(t, f, cases)
 }
@@ -115,4 +116,51 @@ func TestFinishMissingAndNonBlobAgainstGit(t *testing.T) {
 		{name: "gitmodulesBlob", objs: []obj{blob(""), sub, tree("100644", ".gitmodules", subID)}, noUnpack: true},
 		{name: "gitattributesBlob", objs: []obj{blob(""), sub, tree("100644", ".gitattributes", subID)}, noUnpack: true},
 	})
+}
+
+// TestBlobCheckedWhenSeen checks the two ways a .gitmodules blob gets
+// checked: by Check when its tree came first, else by Finish; and
+// TooLarge for blobs the caller cannot load.
+func TestBlobCheckedWhenSeen(t *testing.T) {
+	f := object.SHA1
+	objs := modules(f, ".gitmodules", "[submodule \"..\"]\n\tpath = x\n")
+	bid, _ := f.Sum(object.Blob, objs[0].data)
+	tid, _ := f.Sum(object.Tree, objs[1].data)
+	none := func(object.ID) (object.Type, []byte, bool) { return 0, nil, false }
+
+	o := Strict()
+	if p := o.Check(bid, object.Blob, objs[0].data, f); len(p) != 0 {
+		t.Errorf("blob before its tree: %v", p)
+	}
+	o.Check(tid, object.Tree, objs[1].data, f)
+	if p := o.Check(bid, object.Blob, objs[0].data, f); len(p) != 1 || p[0].MsgID != "gitmodulesName" || p[0].ID != bid {
+		t.Errorf("blob after its tree: %v", p)
+	}
+	if p := o.Finish(none); len(p) != 0 {
+		t.Errorf("Finish after the blob was checked: %v", p)
+	}
+
+	o = Strict()
+	o.Check(tid, object.Tree, objs[1].data, f)
+	p := o.Finish(none)
+	if len(p) != 1 || p[0].String() != "object "+bid.String()+": gitmodulesMissing: unable to read .gitmodules blob" {
+		t.Errorf("Finish without the blob: %v", p)
+	}
+
+	o = Strict()
+	o.Check(tid, object.Tree, objs[1].data, f)
+	if p := o.TooLarge(bid); len(p) != 1 || p[0].Text != ".gitmodules too large to parse" || p[0].MsgID != "gitmodulesLarge" {
+		t.Errorf("TooLarge: %v", p)
+	}
+	if p := o.Finish(none); len(p) != 0 {
+		t.Errorf("Finish after TooLarge: %v", p)
+	}
+
+	big := make([]byte, attrMaxFileSize+1)
+	bigID, _ := f.Sum(object.Blob, big)
+	o = Strict()
+	o.Check(tid, object.Tree, rawTree("100644", ".gitattributes", bigID.String()), f)
+	if p := o.Check(bigID, object.Blob, big, f); len(p) != 1 || p[0].MsgID != "gitattributesLarge" {
+		t.Errorf("huge .gitattributes: %v", p)
+	}
 }

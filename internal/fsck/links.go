@@ -15,12 +15,49 @@ type Link struct {
 	Type object.Type
 }
 
-// ErrMalformed is wrapped by the errors Links returns for data that git's
-// object parsers refuse.
+// ErrMalformed matches (errors.Is) every error Links returns for data
+// that git's object parsers refuse.
 var ErrMalformed = errors.New("malformed object")
 
-func malformed(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+// ParseError is the error Links returns for data git's object parsers
+// refuse. git unpack-objects --strict parses each commit and tag as it
+// receives it and, on such data, prints "error: " + GitMessage(id) (when
+// not empty) and dies with "invalid commit" / "invalid tag". For a tree,
+// git prints the tree parser's reason (also GitMessage) when it walks it.
+type ParseError struct {
+	Type object.Type
+	// Partial is set for a tree whose entries parsed up to a bad one:
+	// Links returns those entries with the error, and git's walk checks
+	// them and carries on (only printing the error line). When the first
+	// entry is bad, git's walk fails ("Error on reachable objects of").
+	Partial bool
+	// Reason says what is wrong.
+	Reason string
+	git    string // what git prints, followed by the id when named is set
+	named  bool
+}
+
+// Error describes the problem without the object's id.
+func (e *ParseError) Error() string { return "malformed " + e.Type.String() + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrMalformed) true.
+func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
+
+// GitMessage returns the line git prints (after "error: ") for the object
+// id, or "" where git's parser fails without a word.
+func (e *ParseError) GitMessage(id object.ID) string {
+	if e.named {
+		return e.git + id.String()
+	}
+	return e.git
+}
+
+// malformed returns a ParseError about which git says nothing.
+func malformed(t object.Type, reason string) error { return &ParseError{Type: t, Reason: reason} }
+
+// malformedNamed returns a ParseError git reports as gitPrefix + id.
+func malformedNamed(t object.Type, reason, gitPrefix string) error {
+	return &ParseError{Type: t, Reason: reason, git: gitPrefix, named: true}
 }
 
 // Links returns the objects a commit (tree, parents), tree (entries;
@@ -30,7 +67,8 @@ func malformed(format string, args ...any) error {
 // what makes git say "bogus commit object", "bad parents in commit",
 // "unknown tag type" and the like. A tree entry whose mode is neither a
 // directory, a file nor a symlink counts as a gitlink, as in git's walk.
-// Malformed data returns an error wrapping ErrMalformed, never panics.
+// Malformed data returns a *ParseError (matching ErrMalformed); Links
+// never panics.
 func Links(t object.Type, data []byte, f object.Format) ([]Link, error) {
 	switch t {
 	case object.Blob:
@@ -55,7 +93,7 @@ func treeLinks(data []byte, hashsz int) ([]Link, error) {
 	for pos := 0; pos < len(data); {
 		e, why := decodeEntry(data[pos:], hashsz)
 		if why != "" {
-			return nil, malformed("%s", why)
+			return out, &ParseError{Type: object.Tree, Partial: pos > 0, Reason: why, git: why}
 		}
 		pos += e.size
 		switch e.mode & modeTypeMask {
@@ -72,18 +110,18 @@ func commitLinks(data []byte, hashsz int) ([]Link, error) {
 	hexsz := 2 * hashsz
 	treeLen := len("tree ") + hexsz
 	if len(data) <= treeLen+1 || !bytes.HasPrefix(data, []byte("tree ")) || data[treeLen] != '\n' {
-		return nil, malformed("bogus commit object")
+		return nil, malformedNamed(object.Commit, "bogus commit object", "bogus commit object ")
 	}
 	raw, ok := parseHex(data, len("tree "), hexsz)
 	if !ok {
-		return nil, malformed("bad tree pointer in commit")
+		return nil, malformedNamed(object.Commit, "bad tree pointer", "bad tree pointer in commit ")
 	}
 	out := []Link{link(raw, object.Tree)}
 	parentLen := len("parent ") + hexsz
 	for p := treeLen + 1; p+parentLen < len(data) && bytes.HasPrefix(data[p:], []byte("parent ")); {
 		raw, ok := parseHex(data, p+len("parent "), hexsz)
 		if len(data) <= p+parentLen+1 || !ok || data[p+parentLen] != '\n' {
-			return nil, malformed("bad parents in commit")
+			return nil, malformedNamed(object.Commit, "bad parents", "bad parents in commit ")
 		}
 		out = append(out, link(raw, object.Commit))
 		p += parentLen + 1
@@ -94,32 +132,32 @@ func commitLinks(data []byte, hashsz int) ([]Link, error) {
 func tagLinks(data []byte, hashsz int) ([]Link, error) {
 	hexsz := 2 * hashsz
 	if len(data) < hexsz+24 {
-		return nil, malformed("tag too short")
+		return nil, malformed(object.Tag, "too short")
 	}
 	raw, ok := parseHex(data, len("object "), hexsz)
 	if !bytes.HasPrefix(data, []byte("object ")) || !ok || data[len("object ")+hexsz] != '\n' {
-		return nil, malformed("bad 'object' line in tag")
+		return nil, malformed(object.Tag, "bad 'object' line")
 	}
 	p := len("object ") + hexsz + 1
 	if !bytes.HasPrefix(data[p:], []byte("type ")) {
-		return nil, malformed("no 'type' line in tag")
+		return nil, malformed(object.Tag, "no 'type' line")
 	}
 	p += len("type ")
 	nl := bytes.IndexByte(data[p:], '\n')
 	if nl < 0 || nl >= 20 {
-		return nil, malformed("bad 'type' line in tag")
+		return nil, malformed(object.Tag, "bad 'type' line")
 	}
 	typ := cString(data[p : p+nl]) // git compares it as a C string
 	tt, ok := object.ParseType([]byte(typ))
 	if !ok {
-		return nil, malformed("unknown tag type '%s'", typ)
+		return nil, malformedNamed(object.Tag, "unknown tag type '"+typ+"'", "unknown tag type '"+typ+"' in ")
 	}
 	p += nl + 1
 	if !(p+4 < len(data) && bytes.HasPrefix(data[p:], []byte("tag "))) {
-		return nil, malformed("no 'tag' line in tag")
+		return nil, malformed(object.Tag, "no 'tag' line")
 	}
 	if bytes.IndexByte(data[p+4:], '\n') < 0 {
-		return nil, malformed("unterminated 'tag' line in tag")
+		return nil, malformed(object.Tag, "unterminated 'tag' line")
 	}
 	return []Link{link(raw, tt)}, nil
 }

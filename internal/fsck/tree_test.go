@@ -23,6 +23,7 @@ func runOracleCases(t *testing.T, f object.Format, cases []oracleCase) {
 	needGit(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o, err := ParseFor(c.strict, f)
 			if err != nil {
 				t.Fatal(err)

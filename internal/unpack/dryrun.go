@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/git-durable/git-durable/pack"
@@ -33,7 +34,7 @@ func dryRun(ctx context.Context, r *pack.Reader, opts Options) (Result, error) {
 				return res, err
 			}
 			for _, l := range errorLines(err) {
-				opts.Log("error", l)
+				fmt.Fprintf(opts.Messages, "error: %s\n", l)
 			}
 			errored = true
 		}

@@ -1,7 +1,9 @@
 package unpack
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/git-durable/git-durable/internal/fsck"
@@ -12,25 +14,39 @@ import (
 // until they and what they point at have been checked, as git does.
 type held struct {
 	mu   sync.Mutex
+	fmt  object.Format
 	objs map[object.ID]*heldObject
 }
 
 type heldObject struct {
-	typ     object.Type
-	data    []byte
-	open    bool // being checked: guards against a (hostile) cycle
-	written bool
+	typ      object.Type
+	data     []byte
+	links    []fsck.Link
+	linksErr error // a tree git's walk cannot fully parse
+	open     bool  // being checked: guards against a (hostile) cycle
+	written  bool
 }
 
-func newHeld() *held { return &held{objs: map[object.ID]*heldObject{}} }
+func newHeld(f object.Format) *held { return &held{fmt: f, objs: map[object.ID]*heldObject{}} }
 
+// add holds an object back. Like git, it parses commits and tags as they
+// arrive and refuses one it cannot parse, or an object held twice.
 func (h *held) add(id object.ID, typ object.Type, data []byte) error {
+	links, err := fsck.Links(typ, data, h.fmt)
+	var pe *fsck.ParseError
+	if errors.As(err, &pe) && typ != object.Tree {
+		se := &StrictError{Msg: "invalid " + typ.String()}
+		if m := pe.GitMessage(id); m != "" {
+			se.Lines = []string{m}
+		}
+		return se
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.objs[id]; ok {
 		return &StrictError{Msg: fmt.Sprintf("object %s tried to add buffer twice!", id)}
 	}
-	h.objs[id] = &heldObject{typ: typ, data: data}
+	h.objs[id] = &heldObject{typ: typ, data: data, links: links, linksErr: err}
 	return nil
 }
 
@@ -60,21 +76,18 @@ func (u *unpacker) writeHeld() error {
 		typ, data, err := u.store.Read(id)
 		return typ, data, err == nil
 	})
-	if u.report(problems) {
-		return &StrictError{Msg: "fsck error in pack objects", Problems: problems}
+	if report(u.opts.Messages, problems) {
+		return &StrictError{Msg: "fsck error in pack objects"}
 	}
 	return nil
 }
 
-// report logs fsck problems and says whether any is an error.
-func (u *unpacker) report(problems []fsck.Problem) bool {
+// report prints fsck problems as git does and says whether any is an error.
+func report(w io.Writer, problems []fsck.Problem) bool {
 	bad := false
 	for _, p := range problems {
-		level := "warning"
-		if p.Severity == fsck.Error {
-			level, bad = "error", true
-		}
-		u.opts.Log(level, p.String())
+		io.WriteString(w, p.Stderr())
+		bad = bad || p.Severity == fsck.Error
 	}
 	return bad
 }
@@ -87,14 +100,21 @@ func (u *unpacker) checkHeld(id object.ID) error {
 		return nil
 	}
 	o.open = true
-	if u.report(u.opts.Strict.Check(id, o.typ, o.data, u.fmt)) {
+	if report(u.opts.Messages, u.opts.Strict.Check(id, o.typ, o.data, u.fmt)) {
 		return &StrictError{Msg: "fsck error in packed object"}
 	}
-	links, err := fsck.Links(o.typ, o.data, u.fmt)
-	if err != nil {
-		return &StrictError{Msg: fmt.Sprintf("Error on reachable objects of %s", id)}
+	var pe *fsck.ParseError
+	if errors.As(o.linksErr, &pe) {
+		// A tree git's walk cannot parse: it reports the reason and checks
+		// the entries before the bad one, or gives up if there are none.
+		if m := pe.GitMessage(id); m != "" {
+			fmt.Fprintf(u.opts.Messages, "error: %s\n", m)
+		}
+		if !pe.Partial {
+			return &StrictError{Msg: fmt.Sprintf("Error on reachable objects of %s", id)}
+		}
 	}
-	for _, l := range links {
+	for _, l := range o.links {
 		if err := u.checkLink(l); err != nil {
 			return err
 		}

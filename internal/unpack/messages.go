@@ -51,7 +51,10 @@ func Describe(err error) (lines []string, kind Kind) {
 		}
 		return append(pre, "fatal: failed to apply delta"), Fatal
 	case errors.As(err, &se):
-		return []string{"fatal: " + se.Msg}, Fatal
+		for _, l := range se.Lines {
+			lines = append(lines, "error: "+l)
+		}
+		return append(lines, "fatal: "+se.Msg), Fatal
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return []string{"fatal: early EOF"}, Fatal
 	case errors.Is(err, pack.ErrSignature):

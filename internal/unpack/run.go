@@ -3,6 +3,7 @@ package unpack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"sort"
@@ -72,8 +73,8 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = 16 << 20
 	}
-	if opts.Log == nil {
-		opts.Log = func(string, string) {}
+	if opts.Messages == nil {
+		opts.Messages = io.Discard
 	}
 	r := pack.NewReader(in, pack.ReaderOptions{Format: store.Format(), MaxSize: opts.MaxInputSize, Tee: opts.Tee})
 	if opts.DryRun {
@@ -86,7 +87,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		jobs: make(chan *job, 2*opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
 	if opts.Strict != nil {
-		u.held = newHeld()
+		u.held = newHeld(u.fmt)
 	}
 	for w := 0; w < opts.Workers; w++ {
 		go u.worker()
@@ -161,7 +162,7 @@ func (u *unpacker) recoverable(err error) bool {
 		return false
 	}
 	for _, l := range errorLines(err) {
-		u.opts.Log("error", l)
+		fmt.Fprintf(u.opts.Messages, "error: %s\n", l)
 	}
 	u.mu.Lock()
 	u.errored = true

@@ -46,9 +46,9 @@ type Options struct {
 	Workers int
 	// CacheSize bounds the delta base cache in bytes; zero means 16 MiB.
 	CacheSize int64
-	// Log receives the lines git prints with error() or warning() and
-	// goes on from ("error", "inflate returned -3").
-	Log func(level, msg string)
+	// Messages receives the lines git prints with error() or warning()
+	// and goes on from ("error: inflate returned -3\n"); nil discards them.
+	Messages io.Writer
 	// Progress, when set, is called after each entry with the number of
 	// entries read, the total the header declared and the bytes consumed.
 	Progress func(done, total int, bytes int64)
@@ -100,11 +100,11 @@ func (e *CollisionError) Error() string {
 	return fmt.Sprintf("SHA-1 appears to be part of a collision attack: %s", e.ID)
 }
 
-// StrictError is a --strict refusal: Msg is git's fatal message, Problems
-// the fsck findings printed before it.
+// StrictError is a --strict refusal: Msg is git's fatal message, Lines
+// what git prints with error() just before it.
 type StrictError struct {
-	Msg      string
-	Problems []fsck.Problem
+	Msg   string
+	Lines []string
 }
 
 func (e *StrictError) Error() string { return e.Msg }
