@@ -54,6 +54,11 @@ type Options struct {
 	Progress func(done, total int, bytes int64)
 	// Tee, when set, receives a verbatim copy of the pack stream.
 	Tee io.Writer
+	// Object, when set, is called for every object of the pack once it is
+	// resolved and written (or found present, or held under Strict), from
+	// the worker goroutines, concurrently. data is the object's content,
+	// nil for a streamed big blob; it must not be retained or modified.
+	Object func(id object.ID, typ object.Type, data []byte)
 }
 
 // Result describes a finished unpack.

@@ -133,6 +133,9 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 		u.fail(err)
 		return
 	}
+	if u.opts.Object != nil {
+		u.opts.Object(id, typ, data)
+	}
 	u.done(idx, id, typ)
 	u.cache.put(id, typ, data)
 	for _, k := range u.takeWaiting(idx, id) {
@@ -213,6 +216,9 @@ func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
 		u.existing++
 	}
 	u.mu.Unlock()
+	if u.opts.Object != nil {
+		u.opts.Object(id, object.Blob, nil)
+	}
 	u.done(idx, id, object.Blob)
 	h := u.fmt.NewHasher()
 	for _, k := range u.takeWaiting(idx, id) {
