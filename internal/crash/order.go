@@ -3,15 +3,8 @@ package crash
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
-
-// objectName matches the final name of a loose object.
-var objectName = regexp.MustCompile(`/objects/[0-9a-f]{2}/([0-9a-f]{38}|[0-9a-f]{62})$`)
-
-// IsObject reports whether path is the final name of a loose object.
-func IsObject(path string) bool { return objectName.MatchString(path) }
 
 // OrderReport summarizes a trace checked for I-order.
 type OrderReport struct {
