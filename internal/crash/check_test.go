@@ -166,3 +166,27 @@ func TestWriteoutAfterRenameOneState(t *testing.T) {
 		t.Errorf("%v\n%v", rep, rep.Err())
 	}
 }
+
+// TestRepairOfBrokenObject starts from a repository holding a broken
+// object: it is not the run's fault until the run replaces it, and the
+// replacement must be complete the moment it is renamed over.
+func TestRepairOfBrokenObject(t *testing.T) {
+	p, raw := looseObject(7)
+	initial := []Event{{Op: Mkdir, Path: "/r/objects"}, {Op: Mkdir, Path: filepath.Dir(p)},
+		{Op: Create, Path: p}, {Op: Write, Path: p, Data: raw[:3], Len: 3}}
+	for _, writeout := range []bool{true, false} {
+		tmp := filepath.Join(filepath.Dir(p), "tmp_obj_x")
+		run := []Event{{Op: Create, Path: tmp}, {Op: Write, Path: tmp, Data: raw, Len: int64(len(raw))}}
+		if writeout {
+			run = append(run, Event{Op: Writeout, Path: tmp})
+		}
+		run = append(run, Event{Op: Rename, Path: tmp, Path2: p}, Event{Op: Flush, Path: p})
+		rep, err := Check(run, Options{Initial: initial, Expect: []string{p}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Broken != 1 || rep.Durable() != writeout {
+			t.Errorf("writeout %v: %v\n%v", writeout, rep, rep.Err())
+		}
+	}
+}

@@ -13,7 +13,8 @@ type Op int
 // operations: they join the running journal transaction, in order. Write
 // changes only the page cache. Writeout and Flush decide what is durable.
 const (
-	// Create creates the file Path (a new inode).
+	// Create creates the file Path (a new inode). Without Inode, a Create
+	// of a name that exists is an open of that file and no event.
 	Create Op = iota
 	// Write appends Len bytes (Data, when known) to an inode.
 	Write

@@ -112,6 +112,9 @@ func (r *resolver) step(i int, e Event) (s step, ok bool, err error) {
 	s.Event = e
 	switch e.Op {
 	case Create:
+		if ino := r.names[e.Path]; ino != 0 && e.Inode == 0 {
+			return s, false, nil // O_CREAT of a file that exists: an open
+		}
 		s.ino = r.fresh(e)
 		r.names[e.Path] = s.ino
 	case Mkdir:
