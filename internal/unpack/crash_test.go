@@ -1,0 +1,92 @@
+package unpack_test
+
+import (
+	"testing"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// verdict is what a model must say about a method: "" durable, else the
+// invariants that must break ("a", "b", "ab").
+type verdict struct{ mj, mp string }
+
+// broken names the invariants a report found broken.
+func broken(rep *crash.Report) string {
+	s := ""
+	if rep.BadIA > 0 {
+		s += "a"
+	}
+	if rep.BadIB > 0 {
+		s += "b"
+	}
+	return s
+}
+
+// methodVerdicts: batch and fsync are durable under M_J; batch is not
+// under M_P (which is why btrfs falls back), fsync and the fallback are;
+// writeout-only and none are durable under neither — the checker can fail.
+var methodVerdicts = []struct {
+	method batch.Method
+	kind   string
+	path   string
+	want   verdict
+}{
+	{batch.Batch, "ext4", batch.PathBatch, verdict{"", "ab"}},
+	{batch.Fsync, "ext4", batch.PathFsync, verdict{"", ""}},
+	{batch.Batch, "btrfs", batch.PathFallback, verdict{"", ""}},
+	{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, verdict{"a", "ab"}},
+	{batch.None, "ext4", batch.PathNone, verdict{"ab", "ab"}},
+}
+
+// checkMethods unpacks pack with every method and checks the verdicts.
+func checkMethods(t *testing.T, pack []byte, want int, workers int) {
+	for _, mv := range methodVerdicts {
+		r := unpackMem(t, pack, runConfig{method: mv.method, kind: mv.kind, workers: workers})
+		if r.err != nil {
+			t.Fatalf("%v on %s: %v", mv.method, mv.kind, r.err)
+		}
+		if len(r.reported) != want || r.res.Written != want {
+			t.Fatalf("%v: %d reported, %d written, want %d", mv.method, len(r.reported), r.res.Written, want)
+		}
+		if st := r.policy.Stats(); st.Path != mv.path {
+			t.Errorf("%v on %s ran %s", mv.method, mv.kind, st.Path)
+		}
+		for _, m := range []struct {
+			model crash.Model
+			want  string
+		}{{crash.MJ, mv.want.mj}, {crash.MP, mv.want.mp}} {
+			rep := r.check(t, m.model)
+			if got := broken(rep); got != m.want {
+				t.Errorf("%v on %s under %v: broke %q, want %q\n%v", mv.method, mv.kind, m.model, got, m.want, rep.Err())
+			}
+			if rep.Objects != want {
+				t.Errorf("%v: %d objects published, want %d", mv.method, rep.Objects, want)
+			}
+			t.Logf("%v on %s: %v", mv.method, mv.kind, rep)
+		}
+	}
+}
+
+// TestMethodsHandBuiltPack unpacks 3,000 objects (blobs, OFS and REF
+// deltas) with four workers.
+func TestMethodsHandBuiltPack(t *testing.T) {
+	const n = 3000
+	checkMethods(t, deltaPack(n, "hand"), n, 4)
+}
+
+// TestMethodsGitPack unpacks a pack git made of a generated history.
+func TestMethodsGitPack(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 120, 250)
+	pack := gittest.GitIn(t, env, src, nil, "pack-objects", "--all", "--stdout", "-q", "--delta-base-offset")
+	n := len(gittest.Git(t, env, src, "rev-list", "--objects", "--all", "--no-object-names"))
+	n /= 41
+	if n < 1000 {
+		t.Fatalf("only %d objects", n)
+	}
+	checkMethods(t, pack, n, 2)
+}
