@@ -57,7 +57,7 @@ func checkMethods(t *testing.T, pack []byte, want int, workers int) {
 			model crash.Model
 			want  string
 		}{{crash.MJ, mv.want.mj}, {crash.MP, mv.want.mp}} {
-			rep := r.check(t, m.model)
+			rep := r.check(t, m.model, r.reported)
 			if got := broken(rep); got != m.want {
 				t.Errorf("%v on %s under %v: broke %q, want %q\n%v", mv.method, mv.kind, m.model, got, m.want, rep.Err())
 			}
@@ -72,7 +72,10 @@ func checkMethods(t *testing.T, pack []byte, want int, workers int) {
 // TestMethodsHandBuiltPack unpacks 3,000 objects (blobs, OFS and REF
 // deltas) with four workers.
 func TestMethodsHandBuiltPack(t *testing.T) {
-	const n = 3000
+	n := 3000
+	if raceEnabled {
+		n = 300
+	}
 	checkMethods(t, deltaPack(n, "hand"), n, 4)
 }
 
@@ -81,11 +84,15 @@ func TestMethodsGitPack(t *testing.T) {
 	gittest.Need(t)
 	env := gittest.Env(t)
 	src := gittest.Init(t, env, true, "")
-	gittest.History(t, env, src, 120, 250)
+	files, commits, least := 120, 250, 1000
+	if raceEnabled {
+		files, commits, least = 20, 30, 100
+	}
+	gittest.History(t, env, src, files, commits)
 	pack := gittest.GitIn(t, env, src, nil, "pack-objects", "--all", "--stdout", "-q", "--delta-base-offset")
 	n := len(gittest.Git(t, env, src, "rev-list", "--objects", "--all", "--no-object-names"))
 	n /= 41
-	if n < 1000 {
+	if n < least {
 		t.Fatalf("only %d objects", n)
 	}
 	checkMethods(t, pack, n, 2)

@@ -90,14 +90,11 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 }
 
 // check runs the crash checker on the run: I-b in every state, and I-a
-// for what the run reported when it succeeded.
-func (r *memRun) check(t testing.TB, model crash.Model) *crash.Report {
+// for the objects in expect (nil: none).
+func (r *memRun) check(t testing.TB, model crash.Model, expect []string) *crash.Report {
 	t.Helper()
 	evs := r.m.Events()
-	opts := crash.Options{Model: model, Initial: crash.FromMemfs(evs[:r.setup])}
-	if r.err == nil {
-		opts.Expect = r.reported
-	}
+	opts := crash.Options{Model: model, Initial: crash.FromMemfs(evs[:r.setup]), Expect: expect}
 	rep, err := crash.Check(crash.FromMemfs(evs[r.setup:]), opts)
 	if err != nil {
 		t.Fatal(err)
