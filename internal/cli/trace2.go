@@ -11,11 +11,11 @@ import (
 	"github.com/git-durable/git-durable/batch"
 )
 
-// writeTrace2 appends git's trace2 fsync counter events to the
+// WriteTrace2 appends git's trace2 fsync counter events to the
 // GIT_TRACE2_EVENT target (an absolute path, or 1/2/true for stderr), so
 // that tests written for git (t5351's check_fsync_events) read ours too.
 // Like git, it writes only counters that are not zero.
-func writeTrace2(target string, stderr io.Writer, st batch.Stats) {
+func WriteTrace2(target string, stderr io.Writer, st batch.Stats) {
 	var w io.Writer
 	switch {
 	case target == "1" || target == "2" || target == "true":

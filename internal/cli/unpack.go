@@ -145,7 +145,7 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	}
 	st := policy.Stats()
 	if err == nil || a.stats {
-		writeTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st)
+		WriteTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st)
 	}
 	if a.stats {
 		writeStats(env, res, st, store.Repaired(), time.Since(start))

@@ -1,0 +1,76 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/unpack"
+)
+
+// describe turns a failure into the one line printed after "fatal: ", in
+// git's words where git has some, naming the upstream without credentials
+// and with every known secret removed.
+func (h *helper) describe(err error) string {
+	return h.red.scrub(describe(err, h.url))
+}
+
+func describe(err error, url string) string {
+	var (
+		ge *repo.GitError
+		ne *net.OpError
+		el *pktline.ErrorLine
+	)
+	if pe, ok := isPackError(err); ok {
+		lines, _ := unpack.Describe(pe.err)
+		for i, l := range lines {
+			lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: ")
+		}
+		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(lines, ": "))
+	}
+	switch {
+	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):
+		return fmt.Sprintf("Authentication failed for '%s'", url)
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		return fmt.Sprintf("Authentication failed for '%s' (no credentials)", url)
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Sprintf("repository '%s' not found", url)
+	case errors.As(err, &ne):
+		return fmt.Sprintf("unable to access '%s': %s", url, netReason(ne))
+	case errors.As(err, &el):
+		return fmt.Sprintf("remote error: %s", strings.TrimSpace(el.Text))
+	case errors.As(err, &ge):
+		msg := strings.TrimSpace(ge.Stderr)
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+		if msg == "" {
+			return ge.Error()
+		}
+		return strings.TrimPrefix(msg, "fatal: ")
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "unexpected error: "); ok {
+		return "remote error: " + strings.TrimSpace(rest) // side-band channel 3
+	}
+	return oneLine(msg)
+}
+
+// netReason is the system's word for a failed connection.
+func netReason(ne *net.OpError) string {
+	if ne.Err != nil {
+		return oneLine(ne.Err.Error())
+	}
+	return oneLine(ne.Error())
+}
+
+// oneLine keeps a message on one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

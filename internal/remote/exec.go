@@ -1,0 +1,236 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// execTransport runs git-upload-pack or git-receive-pack through a command
+// (the user's ssh) and speaks protocol v0 over its standard streams with
+// go-git's public codecs; go-git's own session code is internal.
+type execTransport struct {
+	command func(service string, ep *transport.Endpoint) (*exec.Cmd, error)
+}
+
+// NewUploadPackSession starts upload-pack.
+func (t *execTransport) NewUploadPackSession(ep *transport.Endpoint, _ transport.AuthMethod) (transport.UploadPackSession, error) {
+	return t.start(ep, transport.UploadPackServiceName)
+}
+
+// NewReceivePackSession starts receive-pack.
+func (t *execTransport) NewReceivePackSession(ep *transport.Endpoint, _ transport.AuthMethod) (transport.ReceivePackSession, error) {
+	return t.start(ep, transport.ReceivePackServiceName)
+}
+
+func (t *execTransport) start(ep *transport.Endpoint, service string) (*execSession, error) {
+	cmd, err := t.command(service, ep)
+	if err != nil {
+		return nil, err
+	}
+	s := &execSession{cmd: cmd, service: service, stderr: &tail{max: 4096}}
+	cmd.Stderr = s.stderr
+	if s.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	s.stdout = bufio.NewReaderSize(out, 64<<10)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot run %s: %w", cmd.Path, err)
+	}
+	return s, nil
+}
+
+// execSession is one upload-pack or receive-pack run.
+type execSession struct {
+	cmd     *exec.Cmd
+	service string
+	stdin   io.WriteCloser
+	stdout  *bufio.Reader
+	stderr  *tail
+	adv     *packp.AdvRefs
+	used    bool // a request was sent
+
+	once    sync.Once
+	waitErr error
+}
+
+// AdvertisedReferences reads the advertisement.
+func (s *execSession) AdvertisedReferences() (*packp.AdvRefs, error) {
+	return s.AdvertisedReferencesContext(context.Background())
+}
+
+// AdvertisedReferencesContext reads the advertisement. An empty repository
+// is transport.ErrEmptyRemoteRepository for upload-pack; a command that
+// ends without one fails with what it printed on stderr.
+func (s *execSession) AdvertisedReferencesContext(ctx context.Context) (*packp.AdvRefs, error) {
+	if s.adv != nil {
+		return s.adv, nil
+	}
+	ar := packp.NewAdvRefs()
+	err := ar.Decode(s.stdout)
+	receive := s.service == transport.ReceivePackServiceName
+	switch {
+	case errors.Is(err, packp.ErrEmptyAdvRefs) && receive:
+		s.adv = ar
+		return ar, nil
+	case errors.Is(err, packp.ErrEmptyAdvRefs):
+		return nil, transport.ErrEmptyRemoteRepository
+	case err != nil:
+		return nil, s.failure(err)
+	case !receive && ar.IsEmpty():
+		return nil, transport.ErrEmptyRemoteRepository
+	}
+	s.adv = ar
+	return ar, nil
+}
+
+// failure explains a broken dialogue by how the command ended.
+func (s *execSession) failure(err error) error {
+	var el *pktline.ErrorLine
+	if errors.As(err, &el) {
+		return err
+	}
+	s.stdin.Close()
+	s.wait()
+	msg := s.stderr.lastLine()
+	switch {
+	case strings.Contains(msg, "does not appear to be a git repository"), strings.Contains(msg, "not found"),
+		strings.Contains(msg, "No such file or directory"):
+		return fmt.Errorf("%w: %s", transport.ErrRepositoryNotFound, msg)
+	case msg != "":
+		return errors.New(strings.TrimPrefix(msg, "fatal: "))
+	}
+	return err
+}
+
+// UploadPack sends the request (wants, shallows, deepening, all haves, done:
+// one round, as go-git negotiates) and returns the response, whose Read
+// gives the pack stream (still multiplexed when a side-band was asked for).
+func (s *execSession) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	if _, err := s.AdvertisedReferencesContext(ctx); err != nil {
+		return nil, err
+	}
+	s.used = true
+	if err := req.UploadRequest.Encode(s.stdin); err != nil {
+		return nil, s.failure(err)
+	}
+	if err := req.UploadHaves.Encode(s.stdin, true); err != nil {
+		return nil, s.failure(err)
+	}
+	if err := pktline.NewEncoder(s.stdin).Encodef("done\n"); err != nil {
+		return nil, s.failure(err)
+	}
+	resp := packp.NewUploadPackResponse(req)
+	if err := resp.Decode(sessionReader{s}); err != nil {
+		return nil, s.failure(err)
+	}
+	return resp, nil
+}
+
+// ReceivePack sends the commands and the pack and reads the report.
+func (s *execSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
+	if _, err := s.AdvertisedReferencesContext(ctx); err != nil {
+		return nil, err
+	}
+	s.used = true
+	if err := req.Encode(s.stdin); err != nil {
+		return nil, s.failure(err)
+	}
+	s.stdin.Close()
+	if !req.Capabilities.Supports(capability.ReportStatus) {
+		return nil, s.Close()
+	}
+	var r io.Reader = s.stdout
+	if req.Capabilities.Supports(capability.Sideband64k) {
+		d := sideband.NewDemuxer(sideband.Sideband64k, r)
+		d.Progress = req.Progress
+		r = d
+	}
+	report := packp.NewReportStatus()
+	if err := report.Decode(r); err != nil {
+		return nil, s.failure(err)
+	}
+	if err := s.Close(); err != nil {
+		return report, err
+	}
+	return report, report.Error()
+}
+
+// Close ends the command: a flush when no request was sent (upload-pack
+// then exits), then the end of its input; a command that does not exit
+// within 10 seconds is killed. A non-zero exit is an error.
+func (s *execSession) Close() error {
+	if !s.used && s.adv != nil {
+		s.stdin.Write(pktline.FlushPkt)
+	}
+	s.stdin.Close()
+	return s.wait()
+}
+
+func (s *execSession) wait() error {
+	s.once.Do(func() {
+		done := make(chan error, 1)
+		go func() { done <- s.cmd.Wait() }()
+		select {
+		case err := <-done:
+			s.waitErr = err
+		case <-time.After(10 * time.Second):
+			s.cmd.Process.Kill()
+			s.waitErr = <-done
+		}
+		if s.waitErr != nil {
+			if msg := s.stderr.lastLine(); msg != "" {
+				s.waitErr = errors.New(strings.TrimPrefix(msg, "fatal: "))
+			}
+		}
+	})
+	return s.waitErr
+}
+
+// sessionReader is the session's output, closed by closing the session.
+type sessionReader struct{ s *execSession }
+
+func (r sessionReader) Read(p []byte) (int, error) { return r.s.stdout.Read(p) }
+
+func (r sessionReader) Close() error { return r.s.Close() }
+
+// tail keeps the last bytes written to it (a command's stderr).
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine returns the last line that is not empty.
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

@@ -1,0 +1,172 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// fetch answers a batch of "fetch <oid> <ref>" lines: it negotiates with the
+// upstream, receives the pack into the repository through the durable
+// unpacker, records the shallow boundary, and only then answers git.
+func (h *helper) fetch(cmds []string) error {
+	var wants []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	for _, c := range cmds {
+		f := strings.Fields(c)
+		if len(f) < 2 || !plumbing.IsHash(f[1]) {
+			return fmt.Errorf("bad fetch command from git: '%s'", c)
+		}
+		id := plumbing.NewHash(f[1])
+		if !seen[id] {
+			seen[id] = true
+			wants = append(wants, id)
+		}
+	}
+	h.batchN++
+	r, err := h.repository()
+	if err != nil {
+		return err
+	}
+	haves, err := localHaves(h.ctx)
+	if err != nil {
+		return err
+	}
+	wants = without(wants, haves)
+	reply := "\n"
+	if len(wants) > 0 {
+		ok, err := h.fetchPack(r.GitDir, wants, haves)
+		if err != nil {
+			return err
+		}
+		if ok && h.set.checkConn {
+			reply = "connectivity-ok\n\n"
+		}
+	}
+	return h.write(reply)
+}
+
+// fetchPack asks the upstream for wants and receives the pack; it reports
+// whether the received objects were verified to be connected.
+func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (bool, error) {
+	up := h.up
+	h.up = nil // a v0 session serves one request
+	if up == nil {
+		var err error
+		if up, err = h.openUpload(); err != nil {
+			return false, err
+		}
+		if up == nil {
+			return false, fmt.Errorf("'%s' is empty now; nothing to fetch", h.url)
+		}
+	}
+	defer up.sess.Close()
+	shallow, err := readShallow(gitDir)
+	if err != nil {
+		return false, err
+	}
+	req, err := h.uploadRequest(up.refs.Capabilities, wants, haves, shallow)
+	if err != nil {
+		return false, err
+	}
+	resp, err := up.sess.UploadPack(h.ctx, req)
+	if err != nil {
+		if errors.Is(err, transport.ErrEmptyUploadPackRequest) {
+			return false, fmt.Errorf("'%s' sent no pack", h.url)
+		}
+		return false, err
+	}
+	defer resp.Close()
+	var in io.Reader = resp
+	rl := h.relay()
+	defer rl.flush()
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		d := sideband.NewDemuxer(sideband.Sideband64k, resp)
+		d.Progress = rl
+		in = d
+	case req.Capabilities.Supports(capability.Sideband):
+		d := sideband.NewDemuxer(sideband.Sideband, resp)
+		d.Progress = rl
+		in = d
+	}
+	connected, err := h.unpack(in, wants)
+	if err != nil {
+		return false, err
+	}
+	// What follows the pack (a flush in side-band mode) must end cleanly.
+	if _, err := io.Copy(io.Discard, io.LimitReader(in, 1<<20)); err != nil {
+		return false, err
+	}
+	if err := resp.Close(); err != nil {
+		return false, err
+	}
+	if err := h.updateShallow(gitDir, shallow, resp, up.refs); err != nil {
+		return false, err
+	}
+	return connected, nil
+}
+
+// uploadRequest builds the want/have request from what the upstream
+// advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
+// offered, include-tag when git follows tags, no-progress when git does not
+// show progress, and the shallow lines and deepening git asked for.
+func (h *helper) uploadRequest(adv *capability.List, wants, haves, shallow []plumbing.Hash) (*packp.UploadPackRequest, error) {
+	req := packp.NewUploadPackRequestFromCapabilities(adv)
+	req.Wants, req.Haves = wants, haves
+	set := func(c capability.Capability) {
+		if adv.Supports(c) && !req.Capabilities.Supports(c) {
+			req.Capabilities.Set(c)
+		}
+	}
+	set(capability.OFSDelta)
+	set(capability.ThinPack)
+	if h.set.followTags {
+		set(capability.IncludeTag)
+	}
+	if !h.set.progress || h.set.verbosity == 0 {
+		set(capability.NoProgress)
+	}
+	deepen := h.set.depth > 0 || !h.set.deepenSince.IsZero()
+	if len(shallow) > 0 || deepen {
+		if !adv.Supports(capability.Shallow) {
+			return nil, fmt.Errorf("'%s' does not support shallow fetches", h.url)
+		}
+		set(capability.Shallow)
+		req.Shallows = shallow
+	}
+	switch {
+	case h.set.depth > 0:
+		req.Depth = packp.DepthCommits(h.set.depth)
+	case !h.set.deepenSince.IsZero():
+		if !adv.Supports(capability.DeepenSince) {
+			return nil, fmt.Errorf("'%s' does not support --shallow-since", h.url)
+		}
+		set(capability.DeepenSince)
+		req.Depth = packp.DepthSince(h.set.deepenSince)
+	}
+	return req, req.Validate()
+}
+
+// without returns wants minus the ids in haves: git asks only for refs it
+// does not have, but a ref may point at a tip some other local ref has.
+func without(wants, haves []plumbing.Hash) []plumbing.Hash {
+	have := make(map[plumbing.Hash]bool, len(haves))
+	for _, h := range haves {
+		have[h] = true
+	}
+	var out []plumbing.Hash
+	for _, w := range wants {
+		if !have[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}

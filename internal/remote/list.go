@@ -1,0 +1,138 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// upload is an upload-pack session whose advertisement has been read.
+type upload struct {
+	sess transport.UploadPackSession
+	refs *packp.AdvRefs
+}
+
+// receive is a receive-pack session whose advertisement has been read.
+type receive struct {
+	sess transport.ReceivePackSession
+	refs *packp.AdvRefs
+}
+
+// openUpload opens an upload-pack session and reads its advertisement; an
+// empty upstream gives a nil advertisement and no session.
+func (h *helper) openUpload() (*upload, error) {
+	s, ar, err := h.advertise(func(tr transport.Transport) (transport.Session, error) {
+		return tr.NewUploadPackSession(h.ep, h.auth)
+	})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFormat(ar, h.url); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return &upload{sess: s.(transport.UploadPackSession), refs: ar}, nil
+}
+
+// openReceive opens a receive-pack session and reads its advertisement.
+func (h *helper) openReceive() (*receive, error) {
+	s, ar, err := h.advertise(func(tr transport.Transport) (transport.Session, error) {
+		return tr.NewReceivePackSession(h.ep, h.auth)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFormat(ar, h.url); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return &receive{sess: s.(transport.ReceivePackSession), refs: ar}, nil
+}
+
+// checkFormat refuses an upstream that names objects with SHA-256: go-git
+// v5 reads and writes only SHA-1 on the wire.
+func checkFormat(ar *packp.AdvRefs, url string) error {
+	for _, f := range ar.Capabilities.Get(capability.ObjectFormat) {
+		if f != "sha1" {
+			return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch only sha1 repositories (go-git v5)", url, f)
+		}
+	}
+	return nil
+}
+
+// list answers "list" and "list for-push" with the upstream's refs. The
+// upload-pack session stays open for the first fetch batch, the
+// receive-pack session for the push.
+func (h *helper) list(forPush bool) error {
+	var ar *packp.AdvRefs
+	if forPush {
+		if h.rp != nil {
+			h.rp.sess.Close()
+		}
+		rp, err := h.openReceive()
+		if err != nil {
+			return err
+		}
+		h.rp, ar = rp, rp.refs
+	} else {
+		if h.up != nil {
+			h.up.sess.Close()
+		}
+		up, err := h.openUpload()
+		if err != nil {
+			return err
+		}
+		h.up = up
+		if up != nil {
+			ar = up.refs
+		}
+	}
+	var b strings.Builder
+	if h.set.objectFormat {
+		b.WriteString(":object-format sha1\n")
+	}
+	if ar != nil {
+		writeRefs(&b, ar, !forPush)
+	}
+	b.WriteString("\n")
+	return h.write(b.String())
+}
+
+// writeRefs lists an advertisement as git expects from a helper: HEAD
+// first ("@<target> HEAD" when the upstream names its target), then every
+// ref by name, each annotated tag followed by "<peeled> <tag>^{}".
+func writeRefs(b *strings.Builder, ar *packp.AdvRefs, head bool) {
+	if head {
+		done := false
+		for _, v := range ar.Capabilities.Get(capability.SymRef) {
+			if from, to, ok := strings.Cut(v, ":"); ok && from == "HEAD" && !done {
+				fmt.Fprintf(b, "@%s HEAD\n", to)
+				done = true
+			}
+		}
+		if !done && ar.Head != nil {
+			fmt.Fprintf(b, "%s HEAD\n", ar.Head)
+		}
+	}
+	names := make([]string, 0, len(ar.References))
+	for name := range ar.References {
+		if name != "HEAD" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(b, "%s %s\n", ar.References[name], name)
+		if p, ok := ar.Peeled[name]; ok {
+			fmt.Fprintf(b, "%s %s^{}\n", p, name)
+		}
+	}
+}

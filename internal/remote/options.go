@@ -1,0 +1,134 @@
+package remote
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// settings are what git said with "option" commands.
+type settings struct {
+	progress      bool
+	verbosity     int // 1 by default, 0 with -q, 2 and up with -v
+	depth         int // 0: no deepening
+	deepenSince   time.Time
+	followTags    bool
+	cloning       bool
+	checkConn     bool
+	updateShallow bool
+	objectFormat  bool // git wants ":object-format" in list
+	dryRun        bool
+	force         bool
+	atomic        bool
+	cas           map[string]plumbing.Hash // ref → the value it must have
+}
+
+func defaultSettings() settings { return settings{verbosity: 1} }
+
+// option answers "option <name> <value>" with "ok", "unsupported" or
+// "error <why>". A bare "option <name>" means true, as for remote-curl.
+func (h *helper) option(arg string) string {
+	name, value, hasValue := strings.Cut(arg, " ")
+	if strings.HasPrefix(value, `"`) {
+		if v, err := strconv.Unquote(value); err == nil {
+			value = v
+		}
+	}
+	flag := func(dst *bool) string {
+		if !hasValue {
+			*dst = true
+			return "ok"
+		}
+		switch value {
+		case "true":
+			*dst = true
+		case "false":
+			*dst = false
+		default:
+			return "error invalid value '" + value + "' for " + name
+		}
+		return "ok"
+	}
+	s := &h.set
+	switch name {
+	case "progress":
+		return flag(&s.progress)
+	case "verbosity":
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return "error invalid verbosity '" + value + "'"
+		}
+		s.verbosity = n
+		return "ok"
+	case "depth":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return "error invalid depth '" + value + "'"
+		}
+		s.depth = n
+		return "ok"
+	case "deepen-since":
+		t, err := approxidate(h.ctx, value)
+		if err != nil {
+			return "error invalid date '" + value + "'"
+		}
+		s.deepenSince = t
+		return "ok"
+	case "followtags":
+		return flag(&s.followTags)
+	case "cloning":
+		return flag(&s.cloning)
+	case "check-connectivity":
+		return flag(&s.checkConn)
+	case "update-shallow":
+		return flag(&s.updateShallow)
+	case "object-format":
+		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
+		// fetched with go-git v5.
+		if !hasValue || value == "true" || value == "sha1" {
+			s.objectFormat = true
+			return "ok"
+		}
+		return "error git-remote-durable supports only the sha1 object format"
+	case "dry-run":
+		return flag(&s.dryRun)
+	case "force":
+		return flag(&s.force)
+	case "atomic":
+		return flag(&s.atomic)
+	case "cas":
+		// --force-with-lease: "<ref>:<expected oid>"; answering unsupported
+		// would make git push without the lease.
+		ref, oid, ok := strings.Cut(value, ":")
+		if !ok || !plumbing.IsHash(oid) {
+			return "error invalid cas '" + value + "'"
+		}
+		if s.cas == nil {
+			s.cas = map[string]plumbing.Hash{}
+		}
+		s.cas[ref] = plumbing.NewHash(oid)
+		return "ok"
+	}
+	return "unsupported"
+}
+
+// approxidate reads a date the way git does for --shallow-since, by asking
+// git (git rev-parse --since=<date> prints --max-age=<unix time>).
+func approxidate(ctx context.Context, date string) (time.Time, error) {
+	out, err := runGit(ctx, nil, "rev-parse", "--since="+date)
+	if err != nil {
+		return time.Time{}, err
+	}
+	v, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "--max-age=")
+	if !ok {
+		return time.Time{}, strconv.ErrSyntax
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(n, 0), nil
+}

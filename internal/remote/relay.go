@@ -1,0 +1,80 @@
+package remote
+
+import (
+	"bytes"
+	"io"
+)
+
+// Suffixes git's sideband.c appends to each line of the upstream's
+// messages: clear to the end of the line on a terminal, spaces otherwise.
+const (
+	ansiSuffix = "\033[K"
+	dumbSuffix = "        "
+)
+
+// maxPending bounds a message line held back while its end is awaited.
+const maxPending = 64 << 10
+
+// relay shows what the upstream sends on the progress channel the way git
+// does: every line (ended by '\n' or '\r') prefixed with "remote: " and
+// followed by a suffix that clears what a longer line left.
+type relay struct {
+	w       io.Writer
+	suffix  string
+	pending []byte // the start of a line whose end has not come yet
+}
+
+func (h *helper) relay() *relay {
+	r := &relay{w: h.errw, suffix: dumbSuffix}
+	if h.env.IsTerminal && h.env.Getenv("TERM") != "dumb" {
+		r.suffix = ansiSuffix
+	}
+	return r
+}
+
+// Write relays one progress packet; it never fails the transfer.
+func (r *relay) Write(p []byte) (int, error) {
+	n := len(p)
+	var out bytes.Buffer
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			if len(r.pending) == 0 {
+				r.pending = append(r.pending, "remote: "...)
+			}
+			r.pending = append(r.pending, p...)
+			if len(r.pending) > maxPending {
+				out.Write(r.pending)
+				out.WriteString("\n")
+				r.pending = r.pending[:0]
+			}
+			break
+		}
+		if len(r.pending) > 0 && i == 0 {
+			r.pending = append(r.pending, r.suffix...)
+		}
+		if len(r.pending) == 0 {
+			r.pending = append(r.pending, "remote: "...)
+		}
+		if i > 0 {
+			r.pending = append(r.pending, p[:i]...)
+			r.pending = append(r.pending, r.suffix...)
+		}
+		r.pending = append(r.pending, p[i])
+		out.Write(r.pending)
+		r.pending = r.pending[:0]
+		p = p[i+1:]
+	}
+	if out.Len() > 0 {
+		r.w.Write(out.Bytes())
+	}
+	return n, nil
+}
+
+// flush ends a message the upstream left without a line end.
+func (r *relay) flush() {
+	if len(r.pending) > 0 {
+		r.w.Write(append(r.pending, '\n'))
+		r.pending = r.pending[:0]
+	}
+}

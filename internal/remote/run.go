@@ -1,0 +1,222 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/repo"
+)
+
+// Options configures Run beyond the process's streams. The zero value is
+// what the command uses.
+type Options struct {
+	// Transport, when set, replaces the transport chosen from the URL's
+	// protocol; tests use go-git's in-process server.
+	Transport transport.Transport
+}
+
+// maxLine bounds a line of the dialogue; git's lines are far shorter.
+const maxLine = 64 << 10
+
+// helper is one session with git.
+type helper struct {
+	ctx  context.Context
+	env  cli.Env
+	opts Options
+	in   *bufio.Reader
+	out  io.Writer
+	errw io.Writer // stderr, with secrets scrubbed
+	red  *redactor
+
+	addr string // the address git gave, durable:// mapped
+	url  string // the address without credentials, for messages
+	ep   *transport.Endpoint
+	tr   transport.Transport
+	auth transport.AuthMethod // nil: the transport's default
+	cred *credential          // from git credential fill, once
+	cfg  repo.Config          // read lazily
+	cfgd bool
+
+	set    settings
+	local  *repo.Repo  // the repository, once needed
+	up     *upload     // the upload-pack session list opened
+	rp     *receive    // the receive-pack session list for-push opened
+	totals batch.Stats // over every fetch batch
+	batchN int         // fetch batches received
+}
+
+// Run is git-remote-durable. args are the helper's arguments: the remote's
+// name (or the URL as typed), then the URL. The dialogue with git runs on
+// env.Stdin and env.Stdout until git ends it; messages go to env.Stderr.
+// A failure is printed as one "fatal:" line (credentials removed) and
+// returned as a *cli.ExitError, except an interruption, returned as is.
+func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
+	// go-git drops thin-pack and multi_ack_detailed from every
+	// advertisement unless told they are supported.
+	transport.UnsupportedCapabilities = nil
+	red := &redactor{}
+	h := &helper{
+		ctx: ctx, env: env, opts: opts, red: red,
+		in:   bufio.NewReaderSize(env.Stdin, maxLine),
+		out:  env.Stdout,
+		errw: &scrubWriter{w: env.Stderr, r: red},
+		set:  defaultSettings(),
+	}
+	err := h.start(args)
+	if err == nil {
+		err = h.loop()
+	}
+	h.close()
+	if err == nil {
+		h.writeTrace2()
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	fmt.Fprintf(h.errw, "fatal: %s\n", h.describe(err))
+	return &cli.ExitError{Code: 128}
+}
+
+// start reads the address from the arguments.
+func (h *helper) start(args []string) error {
+	switch len(args) {
+	case 2:
+		h.addr = args[1]
+	case 1:
+		// remote.<name>.vcs=durable without a URL: git passes the name only.
+		cfg, err := h.config()
+		if err != nil {
+			return err
+		}
+		e, ok := cfg.Get("remote." + args[0] + ".url")
+		if !ok {
+			return fmt.Errorf("remote '%s' has no URL", args[0])
+		}
+		h.addr = e.Value
+	default:
+		return errors.New("usage: git-remote-durable <remote> [<url>]")
+	}
+	h.url = anonymize(h.addr)
+	ep, err := parseEndpoint(h.addr)
+	if err != nil {
+		return err
+	}
+	h.ep = ep
+	h.red.add(ep.Password)
+	return nil
+}
+
+// loop answers git's commands until git ends the session.
+func (h *helper) loop() error {
+	for {
+		line, err := h.readLine()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case line == "":
+			return nil
+		case line == "capabilities":
+			err = h.write("fetch\npush\noption\ncheck-connectivity\nobject-format\n\n")
+		case strings.HasPrefix(line, "option "):
+			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
+		case line == "list" || line == "list for-push":
+			err = h.list(line == "list for-push")
+		case strings.HasPrefix(line, "fetch "):
+			var cmds []string
+			if cmds, err = h.batch(line); err == nil {
+				err = h.fetch(cmds)
+			}
+		case strings.HasPrefix(line, "push "):
+			var cmds []string
+			if cmds, err = h.batch(line); err == nil {
+				err = h.push(cmds)
+			}
+		default:
+			return fmt.Errorf("unknown command '%s' from git", line)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of the dialogue, without its newline.
+func (h *helper) readLine() (string, error) {
+	if err := h.ctx.Err(); err != nil {
+		return "", err
+	}
+	b, err := h.in.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		return "", errors.New("a line from git is too long")
+	case err == io.EOF && len(b) > 0:
+		return "", errors.New("git closed the dialogue in the middle of a line")
+	case err != nil:
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b[:len(b)-1], []byte("\r"))), nil
+}
+
+// batch reads the lines of a fetch or push batch that starts with first,
+// up to the blank line that ends it.
+func (h *helper) batch(first string) ([]string, error) {
+	cmds := []string{first}
+	for {
+		line, err := h.readLine()
+		if err == io.EOF {
+			return nil, errors.New("git closed the dialogue in the middle of a batch")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if line == "" {
+			return cmds, nil
+		}
+		cmds = append(cmds, line)
+	}
+}
+
+// write sends a reply to git.
+func (h *helper) write(s string) error {
+	_, err := io.WriteString(h.out, s)
+	return err
+}
+
+// close ends the sessions still open.
+func (h *helper) close() {
+	if h.up != nil {
+		h.up.sess.Close()
+		h.up = nil
+	}
+	if h.rp != nil {
+		h.rp.sess.Close()
+		h.rp = nil
+	}
+}
+
+// scrubWriter removes secrets from what is written through it.
+type scrubWriter struct {
+	w io.Writer
+	r *redactor
+}
+
+func (s *scrubWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, s.r.scrub(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,70 @@
+package remote
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/unpack"
+)
+
+// StatsEnv names the environment variable that, set to an absolute path,
+// makes the helper append one JSON line per fetch batch to that file:
+// what the upstream sent, what was written, and the sync counters (git's
+// trace2 names), so that a mirror's cron job can see that every batch got
+// its writeouts and exactly one hardware flush.
+const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
+
+// BatchStats is one line of the StatsEnv file.
+type BatchStats struct {
+	URL      string  `json:"url"`
+	Batch    int     `json:"batch"` // 1 for the session's first fetch batch
+	Objects  int     `json:"objects"`
+	Bytes    int64   `json:"bytes"`
+	Written  int     `json:"written"`
+	Existing int     `json:"existing"`
+	Repaired int64   `json:"repaired"`
+	Seconds  float64 `json:"seconds"`
+	batch.Stats
+}
+
+// account adds a batch's counters to the session's totals, appends its
+// line to the StatsEnv file, and shows it with git fetch -v.
+func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d time.Duration) {
+	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
+	h.totals.WriteoutOnly += st.WriteoutOnly
+	h.totals.HardwareFlush += st.HardwareFlush
+	bs := BatchStats{URL: h.url, Batch: h.batchN, Objects: res.Objects, Bytes: res.Bytes, Written: res.Written,
+		Existing: res.Existing, Repaired: repaired, Seconds: d.Seconds(), Stats: st}
+	if h.set.verbosity >= 2 {
+		fmt.Fprintf(h.errw, "durable: %d objects (%d written, %d present, %d repaired), %s: writeout-only %d, hardware-flush %d\n",
+			bs.Objects, bs.Written, bs.Existing, bs.Repaired, st.Path, st.WriteoutOnly, st.HardwareFlush)
+	}
+	path := h.env.Getenv(StatsEnv)
+	if path == "" || !filepath.IsAbs(path) {
+		return
+	}
+	line, err := json.Marshal(bs)
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", StatsEnv, err)
+		return
+	}
+	defer f.Close()
+	f.Write(append(line, '\n'))
+}
+
+// writeTrace2 appends git's trace2 fsync counters for the whole session to
+// the GIT_TRACE2_EVENT target, as git-unpack-durable does.
+func (h *helper) writeTrace2() {
+	if t := h.env.Getenv("GIT_TRACE2_EVENT"); t != "" {
+		cli.WriteTrace2(t, h.errw, h.totals)
+	}
+}
