@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,6 @@ func recordUnpack(t *testing.T, env []string, fsys blockrec.FS, pack []byte, con
 			FS: fsys, Base: s.Rec.Base(), Log: s.Rec.Log(),
 			ObjectDir: "repo.git/objects", Format: object.SHA1, Want: want, Done: "done",
 			Points: blockrec.PointOptions{Subsets: 3, Seed: 5},
-			Work:   t.TempDir(),
 		},
 		stats: statsLine(t, c.Stderr),
 	}
@@ -147,5 +147,25 @@ func TestBlockReplayNone(t *testing.T) {
 				t.Fatalf("%s, core.fsync=none passed the replay: the harness cannot fail\n%s", fsys.Type, v)
 			}
 		})
+	}
+}
+
+// TestBlockReplayBtrfsFallback shows that on btrfs, where the batch scheme
+// is not sound, the fallback (fsync of every object and of every directory
+// that received a name) runs and is reported, and that I-a and I-b hold
+// with it in the replayed crash images. The fallback flushes the device
+// for every object, so a sample of the flush boundaries before the return
+// is replayed, and every one after it.
+func TestBlockReplayBtrfsFallback(t *testing.T) {
+	env := env(t)
+	pack := packOf(t, env, historyRepo(t, env), "main~660\n", "--revs", "--delta-base-offset")
+	r := recordUnpack(t, env, blockrec.Btrfs(128<<20), pack)
+	if r.stats["path"] != "fallback-fsync" || !strings.Contains(fmt.Sprint(r.stats["reason"]), "btrfs") {
+		t.Fatalf("btrfs: the fallback did not run or gave no reason: %v", r.stats)
+	}
+	r.scenario.Points = blockrec.PointOptions{Subsets: 2, Seed: 5, MaxBoundaries: 40}
+	v := replay(t, "btrfs, fallback", r)
+	if !v.OK() || v.Durable == 0 {
+		t.Fatalf("btrfs, fallback: %s", v)
 	}
 }

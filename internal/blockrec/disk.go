@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 )
 
 // BlockSize is the unit in which a Disk keeps its content.
@@ -125,21 +126,29 @@ func zero(b []byte) bool {
 }
 
 // WriteFile writes the disk to a new sparse file name: only the stored
-// blocks are written, the rest stays a hole.
+// blocks are written, runs of adjacent blocks in one write, and the rest
+// stays a hole.
 func (d *Disk) WriteFile(name string) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
 	err = f.Truncate(d.size)
-	for b, blk := range d.blocks {
-		if err != nil {
-			break
+	idx := slices.Sorted(maps.Keys(d.blocks))
+	run := make([]byte, 0, maxRun)
+	for i := 0; i < len(idx) && err == nil; {
+		start := idx[i]
+		run = run[:0]
+		for ; i < len(idx) && idx[i] == start+int64(len(run)/BlockSize) && len(run) < maxRun; i++ {
+			run = append(run, d.blocks[idx[i]]...)
 		}
-		_, err = f.WriteAt(blk[:min(BlockSize, d.size-b*BlockSize)], b*BlockSize)
+		_, err = f.WriteAt(run[:min(int64(len(run)), d.size-start*BlockSize)], start*BlockSize)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
+
+// maxRun bounds one write of WriteFile.
+const maxRun = 1 << 20

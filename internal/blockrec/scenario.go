@@ -27,7 +27,10 @@ type Scenario struct {
 	// Points chooses the crash states; KeepFrom is set by Run to the last
 	// flush before Done.
 	Points PointOptions
-	// Work is a scratch directory for the image and its mount point.
+	// Work is the directory in which Run makes (and removes) a scratch
+	// directory for the image and its mount point; "" chooses /dev/shm
+	// when it exists (every image is written anew, a memory filesystem
+	// makes that cheap), else the default temporary directory.
 	Work string
 }
 
@@ -84,12 +87,20 @@ func (s *Scenario) Run() (*Verdict, error) {
 	opts.KeepFrom = durable
 	v := &Verdict{}
 	v.Writes, _, v.Flushes = s.Log.Stats()
-	image, mnt := filepath.Join(s.Work, "crash.img"), filepath.Join(s.Work, "crash.mnt")
-	if err := os.MkdirAll(mnt, 0o755); err != nil {
+	work := s.Work
+	if st, err := os.Stat("/dev/shm"); work == "" && err == nil && st.IsDir() {
+		work = "/dev/shm"
+	}
+	scratch, err := os.MkdirTemp(work, "blockrec-")
+	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(image)
-	err := Replay(s.Base, s.Log, s.Log.Points(opts), image, func(p Point) error {
+	defer os.RemoveAll(scratch)
+	image, mnt := filepath.Join(scratch, "crash.img"), filepath.Join(scratch, "crash.mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		return nil, err
+	}
+	err = Replay(s.Base, s.Log, s.Log.Points(opts), image, func(p Point) error {
 		v.Images++
 		m, err := MountFile(s.FS, image, mnt)
 		if err != nil {
