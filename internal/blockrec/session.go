@@ -94,3 +94,34 @@ func (s *Session) Stop() error {
 	})
 	return s.err
 }
+
+// MountScratch makes fsys in an image file (not recorded) and mounts it
+// through a loop device; it returns the mount point. It skips like Start,
+// and t.Cleanup unmounts the filesystem and detaches the device.
+func MountScratch(t testing.TB, fsys FS) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a loop-mounted filesystem needs root")
+	}
+	if err := fsys.Tools(); err != nil {
+		t.Skip(err)
+	}
+	work := t.TempDir()
+	image, root := filepath.Join(work, "fs.img"), filepath.Join(work, "mnt")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Make(image); err != nil {
+		t.Fatalf("making %s: %v", fsys.Type, err)
+	}
+	m, err := MountFile(fsys, image, root)
+	if err != nil {
+		t.Skipf("cannot loop-mount %s: %v", fsys.Type, err)
+	}
+	t.Cleanup(func() {
+		if err := m.Unmount(); err != nil {
+			t.Errorf("unmounting %s: %v", root, err)
+		}
+	})
+	return root
+}

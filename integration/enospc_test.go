@@ -1,0 +1,102 @@
+package integration
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/blockrec"
+	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
+)
+
+// TestENOSPC unpacks into a small loop-mounted ext4 that runs out of space
+// mid-unpack, once of blocks and once of inodes: the command must print
+// one clear fatal line, exit non-zero, leave no incomplete object under a
+// final name, and leave a repository that git fsck finds clean. When
+// space is freed, running it again completes the unpack.
+func TestENOSPC(t *testing.T) {
+	env := env(t)
+	small, big := blockPack(t, env), bigBlobPack(t, env, 48, 256<<10)
+	for _, tc := range []struct {
+		name   string
+		pack   []byte
+		size   int64
+		mkfs   []string
+		filler int64 // bytes written to a file before the unpack
+	}{
+		// Many small objects: the space runs out while shard directories
+		// are still being created.
+		{"blocks", small, 16 << 20, []string{"-N", "4096"}, 10 << 20},
+		// Incompressible 256 KiB blobs: it runs out writing an object.
+		{"data", big, 32 << 20, nil, 22 << 20},
+		{"inodes", small, 16 << 20, []string{"-N", "600"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pack := tc.pack
+			want := packIDs(t, env, pack)
+			fsys := blockrec.Ext4(tc.size)
+			fsys.Mkfs = append(fsys.Mkfs, tc.mkfs...)
+			root := blockrec.MountScratch(t, fsys)
+			filler := filepath.Join(root, "filler")
+			if err := os.WriteFile(filler, make([]byte, tc.filler), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			repo := filepath.Join(root, "repo.git")
+			gittest.Git(t, env, root, "init", "-q", "--bare", "-b", "main", repo)
+
+			c := gittest.Exec(t, env, repo, pack, "git", "unpack-durable")
+			lines := strings.Split(strings.TrimSpace(string(c.Stderr)), "\n")
+			if c.Code != 128 || len(lines) != 1 || !strings.HasPrefix(lines[0], "fatal: ") || !strings.Contains(lines[0], "no space left on device") {
+				t.Fatalf("full filesystem: exit %d, want 128 and one fatal line naming ENOSPC:\n%s", c.Code, c.Stderr)
+			}
+			objs, err := blockrec.CheckObjects(filepath.Join(repo, "objects"), object.SHA1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs.Broken) > 0 || len(objs.Good) == 0 || len(objs.Good) == len(want) {
+				t.Fatalf("after ENOSPC: %d intact objects of %d, broken: %v", len(objs.Good), len(want), objs.Broken)
+			}
+			gittest.Fsck(t, env, repo)
+			t.Logf("%s: exit %d, %q; %d of %d objects written, all intact, %d temporary files left; fsck clean",
+				tc.name, c.Code, strings.TrimSpace(string(c.Stderr)), len(objs.Good), len(want), objs.Temps)
+
+			if tc.filler == 0 {
+				return
+			}
+			if err := os.Remove(filler); err != nil {
+				t.Fatal(err)
+			}
+			c = gittest.Exec(t, env, repo, pack, "git", "unpack-durable")
+			if c.Code != 0 {
+				t.Fatalf("again with space: exit %d\n%s", c.Code, c.Stderr)
+			}
+			if got := strings.Fields(gittest.Git(t, env, repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")); len(got) != len(want) {
+				t.Fatalf("again with space: %d objects, want %d", len(got), len(want))
+			}
+			gittest.Fsck(t, env, repo)
+		})
+	}
+}
+
+// bigBlobPack returns a pack of one commit holding n incompressible blobs
+// of size bytes each.
+func bigBlobPack(t *testing.T, env []string, n, size int) []byte {
+	t.Helper()
+	dir := gittest.Init(t, env, false, "")
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(size)))
+	buf := make([]byte, size)
+	for i := 0; i < n; i++ {
+		for j := 0; j+8 <= size; j += 8 {
+			binary.LittleEndian.PutUint64(buf[j:], rng.Uint64())
+		}
+		gittest.WriteFile(t, dir, fmt.Sprintf("blob%02d.bin", i), string(buf))
+	}
+	gittest.Git(t, env, dir, "add", ".")
+	gittest.Git(t, env, dir, "commit", "-q", "-m", "big blobs")
+	return packOf(t, env, dir, "HEAD\n", "--revs")
+}
