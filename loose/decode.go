@@ -37,14 +37,15 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 const maxHeader = 64
 
 // Decode inflates the bytes of a loose object file and returns its type and
-// data. The data must be exactly as long as the header says and the zlib
-// stream must end right after it. Memory grows with the data actually
+// data. The data must be exactly as long as the header says, the zlib
+// stream must end right after it, and the file right after the stream. Memory grows with the data actually
 // inflated, not with the size the header claims.
 func Decode(raw []byte) (object.Type, []byte, error) {
 	if len(raw) == 0 {
 		return object.Bad, nil, fmt.Errorf("%w: empty file", ErrCorrupt)
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	br := bytes.NewReader(raw)
+	zr, err := zlib.NewReader(br)
 	if err != nil {
 		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -73,6 +74,12 @@ func Decode(raw []byte) (object.Type, []byte, error) {
 	var one [1]byte
 	if k, err := zr.Read(one[:]); k != 0 || err != io.EOF {
 		return object.Bad, nil, fmt.Errorf("%w: zlib stream does not end with the data", ErrCorrupt)
+	}
+	// And the file must end with the stream, as git requires ("garbage at
+	// end of loose object"). br is an io.ByteReader, so the inflater read
+	// nothing past the stream's end.
+	if br.Len() != 0 {
+		return object.Bad, nil, fmt.Errorf("%w: garbage at end of loose object", ErrCorrupt)
 	}
 	return t, buf.Bytes(), nil
 }
