@@ -95,9 +95,11 @@ func (s *Session) Stop() error {
 	return s.err
 }
 
-// MountScratch makes fsys in an image file (not recorded) and mounts it
-// through a loop device; it returns the mount point. It skips like Start,
-// and t.Cleanup unmounts the filesystem and detaches the device.
+// MountScratch makes fsys in an image file (not recorded; in /dev/shm when
+// it exists, so that only the device's flushes are slow, not its writes)
+// and mounts it through a loop device; it returns the mount point. It
+// skips like Start, and t.Cleanup unmounts the filesystem, detaches the
+// device and removes the image.
 func MountScratch(t testing.TB, fsys FS) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -106,11 +108,21 @@ func MountScratch(t testing.TB, fsys FS) string {
 	if err := fsys.Tools(); err != nil {
 		t.Skip(err)
 	}
-	work := t.TempDir()
-	image, root := filepath.Join(work, "fs.img"), filepath.Join(work, "mnt")
+	root := filepath.Join(t.TempDir(), "mnt")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	shm := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		shm = "/dev/shm"
+	}
+	img, err := os.CreateTemp(shm, "blockrec-*.img")
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := img.Name()
+	img.Close()
+	t.Cleanup(func() { os.Remove(image) })
 	if err := fsys.Make(image); err != nil {
 		t.Fatalf("making %s: %v", fsys.Type, err)
 	}
