@@ -4,7 +4,7 @@ GO     ?= go
 BIN    := bin
 CMDS   := $(BIN)/git-unpack-durable
 
-.PHONY: all build test vet install demo clean
+.PHONY: all build test vet fuzz install demo clean
 
 all: build
 
@@ -25,6 +25,17 @@ vet:
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./internal/unpack ./batch ./loose
+
+# Each fuzz target runs for FUZZTIME. A crasher is written to the package's
+# testdata/fuzz/<target>/ and fails the run: commit it as a regression seed.
+FUZZTIME ?= 20s
+FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck
+
+fuzz:
+	@for t in $(FUZZ); do \
+		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
+	done
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
