@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package blockrec records every block write and every cache flush that a
 // real kernel filesystem sends to its device, and replays the record into
 // crash images: the ground truth behind the crash model of
