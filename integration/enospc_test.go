@@ -34,7 +34,8 @@ func TestENOSPC(t *testing.T) {
 		// Many small objects: the space runs out while shard directories
 		// are still being created.
 		{"blocks", small, 16 << 20, []string{"-N", "4096"}, 10 << 20},
-		// Incompressible 256 KiB blobs: it runs out writing an object.
+		// Incompressible 256 KiB blobs: it runs out within an object's
+		// data, or at the next shard directory.
 		{"data", big, 32 << 20, nil, 22 << 20},
 		{"inodes", small, 16 << 20, []string{"-N", "600"}, 0},
 	} {
