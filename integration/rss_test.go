@@ -3,11 +3,12 @@ package integration
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
@@ -68,20 +69,22 @@ func liarPacks() []hostile {
 }
 
 // TestHostileSizesBoundMemory runs git-unpack-durable on each liar pack,
-// measures its peak RSS (and that of the git it runs for configuration),
-// and requires a clean failure within maxRSS, whatever the claims.
+// measures its peak RSS (ru_maxrss, which also covers the git it runs for
+// configuration), and requires a clean failure within maxRSS, whatever the
+// claims.
 func TestHostileSizesBoundMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("ru_maxrss is in KiB on Linux only")
 	}
 	env := env(t)
+	tool := rusageTool(t, t.TempDir())
 	good := &packtest.Builder{}
 	good.Object(object.Blob, []byte("just a blob\n"))
-	base := peakRSS(t, env, gittest.Init(t, env, true, ""), good.Pack())
+	base := peakRSS(t, tool, env, gittest.Init(t, env, true, ""), good.Pack())
 	t.Logf("a valid one-object pack: peak RSS %d KiB", base.rss>>10)
 	for _, h := range liarPacks() {
 		repo := gittest.Init(t, env, true, "")
-		r := peakRSS(t, env, repo, h.pack, h.args...)
+		r := peakRSS(t, tool, env, repo, h.pack, h.args...)
 		t.Logf("%s: exit %d, peak RSS %d KiB: %s", h.name, r.code, r.rss>>10, lastLine(r.stderr))
 		if r.code == 0 || r.code > 128 || strings.Contains(r.stderr, "goroutine ") {
 			t.Errorf("%s: exit %d\n%s", h.name, r.code, r.stderr)
@@ -99,10 +102,56 @@ type rssRun struct {
 	stderr string
 }
 
-// peakRSS runs the built git-unpack-durable in repo with pack on stdin.
-func peakRSS(t *testing.T, env []string, repo string, pack []byte, args ...string) rssRun {
+// rusageSrc is a tiny program that runs a command and writes the peak RSS
+// of that command to a file. The measurement has to come from a small
+// parent: os/exec starts a child with vfork in the parent's address space,
+// and Linux carries that space's high-water mark into the child's
+// ru_maxrss across the exec — measured from this test binary, every run
+// would show the test binary's own peak.
+const rusageSrc = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func main() {
+	c := exec.Command(os.Args[2], os.Args[3:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	c.Run()
+	if c.ProcessState == nil {
+		os.Exit(255)
+	}
+	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+	os.WriteFile(os.Args[1], []byte(fmt.Sprint(ru.Maxrss)), 0o644)
+	os.Exit(c.ProcessState.ExitCode())
+}
+`
+
+// rusageTool builds the rusage program into dir.
+func rusageTool(t *testing.T, dir string) string {
 	t.Helper()
-	c := exec.Command(filepath.Join(binDir, "git-unpack-durable"), args...)
+	src := filepath.Join(dir, "rusage.go")
+	if err := os.WriteFile(src, []byte(rusageSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "rusage")
+	c := exec.Command("go", "build", "-o", bin, src)
+	c.Dir = dir
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("building the rusage tool: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// peakRSS runs the built git-unpack-durable in repo with pack on stdin,
+// through the rusage tool.
+func peakRSS(t *testing.T, tool string, env []string, repo string, pack []byte, args ...string) rssRun {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "maxrss")
+	c := exec.Command(tool, append([]string{out, filepath.Join(binDir, "git-unpack-durable")}, args...)...)
 	c.Dir, c.Env, c.Stdin = repo, env, bytes.NewReader(pack)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -110,11 +159,15 @@ func peakRSS(t *testing.T, env []string, repo string, pack []byte, args ...strin
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
 	}
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Fatal("no rusage")
+	kib, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no measurement: %v\n%s", err, stderr.String())
 	}
-	return rssRun{code: c.ProcessState.ExitCode(), rss: ru.Maxrss << 10, stderr: stderr.String()}
+	n, err := strconv.ParseInt(string(kib), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rssRun{code: c.ProcessState.ExitCode(), rss: n << 10, stderr: stderr.String()}
 }
 
 func lastLine(s string) string {
