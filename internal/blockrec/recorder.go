@@ -3,6 +3,7 @@
 package blockrec
 
 import (
+	"errors"
 	"path/filepath"
 	"sync"
 
@@ -67,12 +68,18 @@ func (r *Recorder) Log() Log {
 	return append(Log(nil), r.log...)
 }
 
-// Close unmounts the filesystem and stops the daemon.
+// Close unmounts the filesystem and stops the daemon. When the file is
+// still in use (a loop device whose filesystem was detached lazily after a
+// failure), it detaches the mount lazily and reports the error: the daemon
+// keeps serving the device until the process exits.
 func (r *Recorder) Close() error {
 	if r.server == nil {
 		return nil
 	}
 	err := r.server.Unmount()
+	if err != nil {
+		err = errors.Join(err, run("umount", "-l", r.dir))
+	}
 	r.server = nil
 	return err
 }
