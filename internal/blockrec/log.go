@@ -42,6 +42,7 @@ type Op struct {
 	Name string
 }
 
+// String describes the op for messages.
 func (o Op) String() string {
 	switch o.Kind {
 	case Write:

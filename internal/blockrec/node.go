@@ -19,6 +19,7 @@ type dirNode struct {
 
 var _ fs.NodeOnAdder = (*dirNode)(nil)
 
+// OnAdd creates the one file.
 func (d *dirNode) OnAdd(ctx context.Context) {
 	f := d.NewPersistentInode(ctx, &fileNode{rec: d.rec}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: 2})
 	d.AddChild(FileName, f, false)
@@ -44,10 +45,13 @@ var (
 	_ fs.NodeAllocater = (*fileNode)(nil)
 )
 
+// Open asks for direct I/O: no page cache for the file, every write
+// reaches the daemon.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	return nil, fuse.FOPEN_DIRECT_IO, 0
 }
 
+// Getattr reports the disk's size.
 func (n *fileNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Mode = syscall.S_IFREG | 0o600
 	out.Size = uint64(n.rec.size())
@@ -65,6 +69,7 @@ func (n *fileNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAtt
 	return n.Getattr(ctx, f, out)
 }
 
+// Read serves the disk's current content.
 func (n *fileNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	size := n.rec.size()
 	if off >= size {
@@ -75,6 +80,7 @@ func (n *fileNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off i
 	return fuse.ReadResultData(dest), 0
 }
 
+// Write records a block write and applies it.
 func (n *fileNode) Write(ctx context.Context, f fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	if off < 0 || off+int64(len(data)) > n.rec.size() {
 		return 0, syscall.ENOSPC
