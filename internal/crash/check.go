@@ -79,8 +79,8 @@ type Report struct {
 	// Floor is the first commit point of a crash after the run returned:
 	// the last commit the run forced (M_J). I-a is checked from there on.
 	Floor int
-	// Broken is how many object names were broken before the run.
-	Broken int
+	// BrokenBefore is how many object names were broken before the run.
+	BrokenBefore int
 	// BadIB and BadIA count the states breaking I-b and I-a.
 	BadIB, BadIA int
 	Violations   []Violation // the first few
@@ -88,6 +88,19 @@ type Report struct {
 
 // Durable reports whether every invariant held in every state.
 func (r *Report) Durable() bool { return r.BadIB == 0 && r.BadIA == 0 }
+
+// Broken names the invariants broken in some state: "", "I-a", "I-b" or
+// "I-a, I-b".
+func (r *Report) Broken() string {
+	var out []string
+	if r.BadIA > 0 {
+		out = append(out, "I-a")
+	}
+	if r.BadIB > 0 {
+		out = append(out, "I-b")
+	}
+	return strings.Join(out, ", ")
+}
 
 // Err returns nil when the trace is durable and otherwise an error that
 // describes the first violations.
@@ -122,7 +135,7 @@ func Check(run []Event, opts Options) (*Report, error) {
 		return nil, err
 	}
 	w := newWalker(t, opts)
-	rep := &Report{Model: opts.Model, Events: len(t.steps), States: len(t.steps) + 1, Broken: len(w.exempt)}
+	rep := &Report{Model: opts.Model, Events: len(t.steps), States: len(t.steps) + 1, BrokenBefore: len(w.exempt)}
 	for _, s := range t.steps {
 		if s.floor > rep.Floor && (s.Op == Flush || s.Op == Syncfs) {
 			rep.Floor = s.floor

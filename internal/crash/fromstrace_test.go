@@ -69,12 +69,12 @@ func TestFromStrace(t *testing.T) {
 		name     string
 		writeout bool
 		flush    int
-		want     string // "" or the invariants broken
+		want     string // the invariants that must break, as Report.Broken names them
 	}{
 		{"batch", true, n - 1, ""},
-		{"no writeout", false, n - 1, "ab"},
-		{"no flush", true, -1, "a"},
-		{"flush of an early object", true, 3, "a"},
+		{"no writeout", false, n - 1, "I-a, I-b"},
+		{"no flush", true, -1, "I-a"},
+		{"flush of an early object", true, 3, "I-a"},
 	}
 	for _, tt := range tests {
 		text, files := straceOf(n, tt.writeout, tt.flush)
@@ -82,13 +82,7 @@ func TestFromStrace(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		got := ""
-		if rep.BadIA > 0 {
-			got += "a"
-		}
-		if rep.BadIB > 0 {
-			got += "b"
-		}
+		got := rep.Broken()
 		if got != tt.want || rep.Objects != n {
 			t.Errorf("%s: broke %q, want %q; %v\n%v", tt.name, got, tt.want, rep, rep.Err())
 		}

@@ -8,21 +8,9 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// verdict is what a model must say about a method: "" durable, else the
-// invariants that must break ("a", "b", "ab").
+// verdict is what a model must say about a method: the invariants that
+// must break, as crash.Report.Broken names them ("" for durable).
 type verdict struct{ mj, mp string }
-
-// broken names the invariants a report found broken.
-func broken(rep *crash.Report) string {
-	s := ""
-	if rep.BadIA > 0 {
-		s += "a"
-	}
-	if rep.BadIB > 0 {
-		s += "b"
-	}
-	return s
-}
 
 // methodVerdicts: batch and fsync are durable under M_J; batch is not
 // under M_P (which is why btrfs falls back), fsync and the fallback are;
@@ -33,11 +21,11 @@ var methodVerdicts = []struct {
 	path   string
 	want   verdict
 }{
-	{batch.Batch, "ext4", batch.PathBatch, verdict{"", "ab"}},
+	{batch.Batch, "ext4", batch.PathBatch, verdict{"", "I-a, I-b"}},
 	{batch.Fsync, "ext4", batch.PathFsync, verdict{"", ""}},
 	{batch.Batch, "btrfs", batch.PathFallback, verdict{"", ""}},
-	{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, verdict{"a", "ab"}},
-	{batch.None, "ext4", batch.PathNone, verdict{"ab", "ab"}},
+	{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, verdict{"I-a", "I-a, I-b"}},
+	{batch.None, "ext4", batch.PathNone, verdict{"I-a, I-b", "I-a, I-b"}},
 }
 
 // checkMethods unpacks pack with every method and checks the verdicts.
@@ -58,7 +46,7 @@ func checkMethods(t *testing.T, pack []byte, want int, workers int) {
 			want  string
 		}{{crash.MJ, mv.want.mj}, {crash.MP, mv.want.mp}} {
 			rep := r.check(t, m.model, r.reported)
-			if got := broken(rep); got != m.want {
+			if got := rep.Broken(); got != m.want {
 				t.Errorf("%v on %s under %v: broke %q, want %q\n%v", mv.method, mv.kind, m.model, got, m.want, rep.Err())
 			}
 			if rep.Objects != want {

@@ -139,13 +139,13 @@ func TestMutantsAreCaught(t *testing.T) {
 	tests := []struct {
 		name string
 		wrap func(batch.FS) batch.FS
-		want string // invariants that must break
+		want string // invariants that must break, as crash.Report.Broken names them
 	}{
 		{"none", nil, ""},
-		{"no writeout before rename", func(f batch.FS) batch.FS { return noWriteout{f} }, "ab"},
-		{"no final flush", func(f batch.FS) batch.FS { return noFlush{f} }, "a"},
-		{"flush before the last rename", func(f batch.FS) batch.FS { return &flushFirst{FS: f} }, "a"},
-		{"flush of the wrong object", func(f batch.FS) batch.FS { return &wrongLast{FS: f, final: map[string]string{}} }, "a"},
+		{"no writeout before rename", func(f batch.FS) batch.FS { return noWriteout{f} }, "I-a, I-b"},
+		{"no final flush", func(f batch.FS) batch.FS { return noFlush{f} }, "I-a"},
+		{"flush before the last rename", func(f batch.FS) batch.FS { return &flushFirst{FS: f} }, "I-a"},
+		{"flush of the wrong object", func(f batch.FS) batch.FS { return &wrongLast{FS: f, final: map[string]string{}} }, "I-a"},
 	}
 	for _, tt := range tests {
 		r := unpackMem(t, pack, runConfig{method: batch.Batch, workers: 4, wrap: tt.wrap})
@@ -153,7 +153,7 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Fatalf("%s: %v", tt.name, r.err)
 		}
 		rep := r.check(t, crash.MJ, r.reported)
-		if got := broken(rep); got != tt.want {
+		if got := rep.Broken(); got != tt.want {
 			t.Errorf("mutant %q: broke %q, want %q\n%v", tt.name, got, tt.want, rep.Err())
 		} else if got != "" {
 			t.Logf("mutant %q caught: %v", tt.name, rep.Violations[0])
