@@ -3,7 +3,6 @@ package crash
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/packtest"
@@ -57,8 +56,14 @@ func (b *builder) object(i int, steps ...string) string {
 }
 
 // objects builds n objects with the same steps.
-func objects(n int, steps ...string) *builder {
+func objects(n int, steps ...string) *builder { return after(nil, n, steps...) }
+
+// after is objects, after the events first.
+func after(first []Event, n int, steps ...string) *builder {
 	b := &builder{dirs: map[string]bool{}}
+	for _, e := range first {
+		b.add(e)
+	}
 	for i := 0; i < n; i++ {
 		b.object(i, steps...)
 	}
@@ -95,17 +100,13 @@ func TestModels(t *testing.T) {
 		{"flush of the first object", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: firstFinal}}, "I-a", "I-a, I-b"},
 		{"flush of a file made after", objects(n, "wo", "rename"),
 			[]Event{{Op: Create, Path: "/r/x"}, {Op: Flush, Path: "/r/x"}}, "", "I-a, I-b"},
-		{"flush of a file made before", objects(n, "wo", "rename"),
-			[]Event{{Op: Create, Path: "/r/x"}, {Op: Flush, Path: "/r/x"}}, "I-a", "I-a, I-b"},
+		{"flush of a file made before", after([]Event{{Op: Create, Path: "/r/x"}}, n, "wo", "rename"),
+			[]Event{{Op: Flush, Path: "/r/x"}}, "I-a", "I-a, I-b"},
 		{"syncfs", objects(n, "wo", "rename"), []Event{{Op: Syncfs}}, "", "I-b"},
 		{"flush of the last directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(lastFinal)}}, "", "I-a, I-b"},
 		{"flush of the first directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(firstFinal)}}, "I-a", "I-a, I-b"},
 	}
 	for _, tt := range tests {
-		if strings.HasSuffix(tt.name, "made before") {
-			tt.b.evs = append([]Event{tt.then[0]}, tt.b.evs...)
-			tt.then = tt.then[1:]
-		}
 		for _, e := range tt.then {
 			tt.b.add(e)
 		}
