@@ -42,8 +42,7 @@ type resolver struct {
 
 // resolve resolves the initial events, then the run's.
 func resolve(initial, run []Event) (*resolved, error) {
-	r := &resolver{names: map[string]int{}, dirs: map[string]bool{}, inodes: map[int]*inode{},
-		lastInode: map[int]int{}, lastDir: map[string]int{}}
+	r := &resolver{names: map[string]int{}, dirs: map[string]bool{}, inodes: map[int]*inode{}}
 	for _, evs := range [][]Event{initial, run} {
 		for _, e := range evs {
 			if e.Inode > r.next {
@@ -53,10 +52,10 @@ func resolve(initial, run []Event) (*resolved, error) {
 	}
 	res := &resolved{inodes: r.inodes}
 	var err error
-	if res.initial, err = r.run(initial, false); err != nil {
+	if res.initial, err = r.run(initial); err != nil {
 		return nil, err
 	}
-	if res.steps, err = r.run(run, true); err != nil {
+	if res.steps, err = r.run(run); err != nil {
 		return nil, err
 	}
 	for name, ino := range r.names {
@@ -65,10 +64,12 @@ func resolve(initial, run []Event) (*resolved, error) {
 	return res, nil
 }
 
-func (r *resolver) run(evs []Event, forcing bool) ([]step, error) {
+// run resolves a sequence of events and gives each flush the commit point
+// it forces within that sequence.
+func (r *resolver) run(evs []Event) ([]step, error) {
 	out := make([]step, 0, len(evs))
-	for i, e := range evs {
-		s, ok, err := r.step(i, e)
+	for _, e := range evs {
+		s, ok, err := r.step(e)
 		if err != nil {
 			return nil, fmt.Errorf("crash: %v: %w", e, err)
 		}
@@ -108,7 +109,7 @@ func (r *resolver) fresh(e Event) int {
 
 // step applies e to the namespace. Events on names nothing created (a
 // pipe's fd, a file outside the trace) are dropped (ok false).
-func (r *resolver) step(i int, e Event) (s step, ok bool, err error) {
+func (r *resolver) step(e Event) (s step, ok bool, err error) {
 	s.Event = e
 	switch e.Op {
 	case Create:
@@ -170,12 +171,10 @@ func (r *resolver) step(i int, e Event) (s step, ok bool, err error) {
 func (r *resolver) touch(i int, s *step) {
 	switch {
 	case s.Op == Flush && s.dir:
-		s.floor = r.lastDir[s.Path] + 1
-		if _, ok := r.lastDir[s.Path]; !ok {
-			s.floor = 0
+		if j, ok := r.lastDir[s.Path]; ok {
+			s.floor = j + 1
 		}
 	case s.Op == Flush:
-		s.floor = 0
 		if j, ok := r.lastInode[s.ino]; ok {
 			s.floor = j + 1
 		}
