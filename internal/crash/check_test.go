@@ -157,24 +157,30 @@ func TestWriteoutAfterRenameOneState(t *testing.T) {
 
 // TestRepairOfBrokenObject starts from a repository holding a broken
 // object: it is not the run's fault until the run replaces it, and the
-// replacement must be complete the moment it is renamed over.
+// replacement must be complete the moment it is renamed over. A run that
+// leaves it broken fails I-a.
 func TestRepairOfBrokenObject(t *testing.T) {
 	p, raw := looseObject(7)
 	initial := []Event{{Op: Mkdir, Path: "/r/objects"}, {Op: Mkdir, Path: filepath.Dir(p)},
 		{Op: Create, Path: p}, {Op: Write, Path: p, Data: raw[:3], Len: 3}}
-	for _, writeout := range []bool{true, false} {
-		tmp := filepath.Join(filepath.Dir(p), "tmp_obj_x")
-		run := []Event{{Op: Create, Path: tmp}, {Op: Write, Path: tmp, Data: raw, Len: int64(len(raw))}}
-		if writeout {
-			run = append(run, Event{Op: Writeout, Path: tmp})
-		}
-		run = append(run, Event{Op: Rename, Path: tmp, Path2: p}, Event{Op: Flush, Path: p})
-		rep, err := Check(run, Options{Initial: initial, Expect: []string{p}})
+	tmp := filepath.Join(filepath.Dir(p), "tmp_obj_x")
+	write := []Event{{Op: Create, Path: tmp}, {Op: Write, Path: tmp, Data: raw, Len: int64(len(raw))}}
+	tests := []struct {
+		name string
+		run  []Event
+		want string
+	}{
+		{"repaired", append(write[:2:2], Event{Op: Writeout, Path: tmp}, Event{Op: Rename, Path: tmp, Path2: p}, Event{Op: Flush, Path: p}), ""},
+		{"repaired without writeout", append(write[:2:2], Event{Op: Rename, Path: tmp, Path2: p}, Event{Op: Flush, Path: p}), "I-a, I-b"},
+		{"left broken", append(write[:2:2], Event{Op: Writeout, Path: tmp}, Event{Op: Flush, Path: tmp}), "I-a"},
+	}
+	for _, tt := range tests {
+		rep, err := Check(tt.run, Options{Initial: initial, Expect: []string{p}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.BrokenBefore != 1 || rep.Durable() != writeout {
-			t.Errorf("writeout %v: %v\n%v", writeout, rep, rep.Err())
+		if rep.BrokenBefore != 1 || rep.Broken() != tt.want {
+			t.Errorf("%s: broke %q, want %q; %v\n%v", tt.name, rep.Broken(), tt.want, rep, rep.Err())
 		}
 	}
 }

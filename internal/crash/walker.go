@@ -42,8 +42,8 @@ func newWalker(t *resolved, opts Options) *walker {
 	for _, s := range t.initial {
 		w.apply(-1, s)
 	}
-	for ino, n := range w.written {
-		w.durable[ino] = n
+	for _, ino := range w.names {
+		w.durable[ino] = w.written[ino]
 	}
 	for p := range w.names {
 		if w.update(p); w.bad[p] != "" {
@@ -126,9 +126,10 @@ func (w *walker) writeout(ino int) {
 	}
 }
 
-// update re-checks the object name p.
+// update re-checks the object name p. A name exempt from I-b (broken
+// before the run) still counts as missing for I-a.
 func (w *walker) update(p string) {
-	if !IsObject(p) || w.exempt[p] {
+	if !IsObject(p) {
 		return
 	}
 	why := ""
@@ -136,7 +137,7 @@ func (w *walker) update(p string) {
 	if present {
 		why = w.why(p, ino)
 	}
-	if present && why != "" {
+	if present && why != "" && !w.exempt[p] {
 		w.bad[p] = why
 	} else {
 		delete(w.bad, p)
