@@ -39,7 +39,12 @@ func (h *helper) fetch(cmds []string) error {
 	if err != nil {
 		return err
 	}
-	wants = without(wants, haves)
+	if h.set.depth > 0 || !h.set.deepenSince.IsZero() {
+		// Deepening asks again for tips the repository has, with a new depth.
+		haves = without(haves, wants)
+	} else {
+		wants = without(wants, haves)
+	}
 	reply := "\n"
 	if len(wants) > 0 {
 		ok, err := h.fetchPack(r.GitDir, wants, haves)
@@ -155,17 +160,17 @@ func (h *helper) uploadRequest(adv *capability.List, wants, haves, shallow []plu
 	return req, req.Validate()
 }
 
-// without returns wants minus the ids in haves: git asks only for refs it
-// does not have, but a ref may point at a tip some other local ref has.
-func without(wants, haves []plumbing.Hash) []plumbing.Hash {
-	have := make(map[plumbing.Hash]bool, len(haves))
-	for _, h := range haves {
-		have[h] = true
+// without returns ids minus those in drop. git asks only for refs it does
+// not have, but a ref may point at a tip another local ref has.
+func without(ids, drop []plumbing.Hash) []plumbing.Hash {
+	skip := make(map[plumbing.Hash]bool, len(drop))
+	for _, h := range drop {
+		skip[h] = true
 	}
 	var out []plumbing.Hash
-	for _, w := range wants {
-		if !have[w] {
-			out = append(out, w)
+	for _, id := range ids {
+		if !skip[id] {
+			out = append(out, id)
 		}
 	}
 	return out
