@@ -85,3 +85,23 @@ func TestMethodsGitPack(t *testing.T) {
 	}
 	checkMethods(t, pack, n, 2)
 }
+
+// TestRepairIsCrashSafe unpacks into a repository where a crash left some
+// of the pack's objects as half-written files under their final names:
+// the run must replace them (I-a counts them, broken or not) without a
+// crash state where a replacement is incomplete (I-b).
+func TestRepairIsCrashSafe(t *testing.T) {
+	const n = 300
+	all := blobs(n, "repair")
+	broken := [][]byte{all[0], all[3], all[n-3]} // full blobs in deltaPack
+	for _, method := range []batch.Method{batch.Batch, batch.Fsync} {
+		r := unpackMem(t, deltaPack(n, "repair"), runConfig{method: method, workers: 4, broken: broken})
+		if r.err != nil {
+			t.Fatalf("%v: %v", method, r.err)
+		}
+		rep := r.check(t, crash.MJ, r.reported)
+		if rep.BrokenBefore != len(broken) || !rep.Durable() {
+			t.Errorf("%v: %d broken before; %v\n%v", method, rep.BrokenBefore, rep, rep.Err())
+		}
+	}
+}

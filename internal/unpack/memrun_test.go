@@ -37,6 +37,9 @@ type runConfig struct {
 	workers int
 	// before writes objects into the repository before the run.
 	before [][]byte
+	// broken leaves, for each blob, a file under its name that is no
+	// object: what a crash of a run without syncs leaves behind.
+	broken [][]byte
 	// wrap, when set, stands between the store and memfs (a mutant).
 	wrap func(batch.FS) batch.FS
 	// fail is installed as memfs.Fail once the repository is set up; its
@@ -67,6 +70,17 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 		if err := tx.End(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, data := range cfg.broken {
+		id, _ := object.SHA1.Sum(object.Blob, data)
+		p := objPath(id)
+		m.Mkdir(filepath.Dir(p), 0o777)
+		f, err := m.Create(p, 0o444)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(data[:len(data)/2])
+		f.Close()
 	}
 	r := &memRun{m: m, setup: len(m.Events())}
 	if cfg.fail != nil {
