@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 GO     ?= go
 BIN    := bin
-CMDS   := $(BIN)/git-unpack-durable
+CMDS   := $(BIN)/git-unpack-durable $(BIN)/git-remote-durable
 
 .PHONY: all build test vet fuzz install demo clean
 
@@ -12,6 +12,9 @@ build: $(CMDS)
 
 $(BIN)/git-unpack-durable: FORCE
 	$(GO) build -o $@ ./cmd/unpack
+
+$(BIN)/git-remote-durable: FORCE
+	$(GO) build -o $@ ./cmd/git-remote-durable
 
 FORCE:
 
