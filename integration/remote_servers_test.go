@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -111,8 +112,9 @@ func httpBackend(t *testing.T, env []string, base string) http.Handler {
 		}
 	}
 	return &cgi.Handler{
-		Path: filepath.Join(execPath, "git-http-backend"),
-		Env:  append(keep, "GIT_PROJECT_ROOT="+base, "GIT_HTTP_EXPORT_ALL=1"),
+		Path:   filepath.Join(execPath, "git-http-backend"),
+		Env:    append(keep, "GIT_PROJECT_ROOT="+base, "GIT_HTTP_EXPORT_ALL=1"),
+		Stderr: io.Discard,
 	}
 }
 

@@ -53,3 +53,70 @@ else
 	echo "objects differ from git unpack-objects" >&2
 	exit 1
 fi
+
+# 5–8: the remote helper, end to end: a mirror of the repository served by
+# git daemon, cloned and fetched through git-remote-durable.
+daemon_pid=
+trap '[ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null; rm -rf "$work"' EXIT
+export GIT_REMOTE_DURABLE_STATS="$work/stats"
+counters() { # the helper's counters for each fetch batch since the last call
+	touch "$GIT_REMOTE_DURABLE_STATS"
+	while read -r line; do
+		objects=$(grep -o '"objects":[0-9]*' <<<"$line" | cut -d: -f2)
+		written=$(grep -o '"written":[0-9]*' <<<"$line" | cut -d: -f2)
+		path=$(grep -o '"path":"[a-z-]*"' <<<"$line" | cut -d'"' -f4)
+		wo=$(grep -o '"writeout-only":[0-9]*' <<<"$line" | cut -d: -f2)
+		hf=$(grep -o '"hardware-flush":[0-9]*' <<<"$line" | cut -d: -f2)
+		echo "fetch batch: $objects objects received, $written written; $path: writeout-only $wo, hardware-flush $hf"
+	done <"$GIT_REMOTE_DURABLE_STATS"
+	: >"$GIT_REMOTE_DURABLE_STATS"
+}
+
+step "5. serve it with git daemon on 127.0.0.1"
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
+	port=$((20000 + RANDOM % 40000))
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi # taken
+	git daemon --export-all --base-path="$work" --listen=127.0.0.1 --port="$port" --reuseaddr "$work" 2>"$work/daemon.log" &
+	daemon_pid=$!
+	for _ in $(seq 50); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break 2; fi
+		kill -0 "$daemon_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$daemon_pid" 2>/dev/null || true
+	daemon_pid=
+done
+[ -n "$daemon_pid" ] || { echo "git daemon did not start" >&2; exit 1; }
+echo "git://127.0.0.1:$port/src"
+
+step "6. git clone durable::git://127.0.0.1:$port/src (every object written durably before git is told)"
+(cd "$work" && time git clone -q "durable::git://127.0.0.1:$port/src" clone)
+counters
+git -C "$work/clone" fsck --strict --no-dangling 2>&1 | grep -v '^notice' || true
+echo "$(git -C "$work/clone" count-objects | cut -d' ' -f1) loose objects, $(ls "$work/clone/.git/objects/pack" | grep -c '\.pack$' || true) packs, fsck clean"
+
+step "7. three new commits upstream"
+{
+	for c in 1 2 3; do
+		echo "commit refs/heads/main"
+		echo "committer Demo <demo@example.com> $((1800000000 + 60 * c)) +0000"
+		msg="upstream commit $c"; echo "data ${#msg}"; echo "$msg"
+		if ((c == 1)); then echo "from refs/heads/main^0"; fi
+		body="$(git -C "$work/src" cat-file -p main:src/d0/file0.txt)
+upstream edit $c: $RANDOM"
+		echo "M 100644 inline src/d0/file0.txt"
+		echo "data $((${#body} + 1))"; printf '%s\n\n' "$body"
+	done
+} | git -C "$work/src" fast-import --quiet
+git -C "$work/src" log --oneline -3
+
+step "8. git fetch through the helper (a thin pack against what the clone has)"
+git -C "$work/clone" fetch
+counters
+git -C "$work/clone" fsck --strict --no-dangling 2>&1 | grep -v '^notice' || true
+if [ "$(git -C "$work/src" rev-parse main)" = "$(git -C "$work/clone" rev-parse origin/main)" ]; then
+	echo "origin/main is the upstream's main, fsck clean"
+else
+	echo "the fetch did not bring main" >&2
+	exit 1
+fi

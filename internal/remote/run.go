@@ -71,6 +71,18 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		errw: &scrubWriter{w: env.Stderr, r: red},
 		set:  defaultSettings(),
 	}
+	// An interruption must also end a wait for git's next command.
+	stop := make(chan struct{})
+	defer close(stop)
+	if c, ok := env.Stdin.(io.Closer); ok {
+		go func() {
+			select {
+			case <-ctx.Done():
+				c.Close()
+			case <-stop:
+			}
+		}()
+	}
 	err := h.start(args)
 	if err == nil {
 		err = h.loop()
@@ -160,6 +172,9 @@ func (h *helper) readLine() (string, error) {
 		return "", err
 	}
 	b, err := h.in.ReadSlice('\n')
+	if err != nil && h.ctx.Err() != nil {
+		return "", h.ctx.Err()
+	}
 	switch {
 	case err == bufio.ErrBufferFull:
 		return "", errors.New("a line from git is too long")
