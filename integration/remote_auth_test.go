@@ -1,0 +1,125 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// credentialHelper writes a git credential helper that answers user and
+// pass to "get" and logs every action to <dir>/credential.log.
+func credentialHelper(t *testing.T, dir, user, pass string) string {
+	t.Helper()
+	path := filepath.Join(dir, "credential-helper")
+	script := "#!/bin/sh\necho \"$1\" >>" + filepath.Join(dir, "credential.log") + "\n" +
+		"cat >/dev/null\n" +
+		"if [ \"$1\" = get ]; then echo username=" + user + "; echo password=" + pass + "; fi\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRemoteHTTPAuth clones, fetches and pushes through a server that
+// wants Basic credentials, answered by a credential helper configured in
+// git's config; wrong credentials fail with git's words, and the password
+// never shows.
+func TestRemoteHTTPAuth(t *testing.T) {
+	const user, pass = "alice", "s3cret-pass-xyz"
+	env := env(t)
+	base := t.TempDir()
+	dir := newUpstream(t, env, base, "up.git")
+	url := startHTTP(t, basicAuth(user, pass, httpBackend(t, env, base))) + "/up.git"
+	work := t.TempDir()
+	log := filepath.Join(work, "credential.log")
+
+	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, user, pass))
+	ours := filepath.Join(work, "ours")
+	c, stats := durable(t, env, "", "clone", "durable::"+url, ours)
+	mustRun(t, c, "clone with credentials from the helper")
+	checkBatches(t, stats)
+	advance(t, env, dir, 1, "v500")
+	c, _ = durable(t, env, ours, "fetch")
+	mustRun(t, c, "fetch with credentials from the helper")
+	gittest.WriteFile(t, ours, "auth.txt", "pushed with credentials\n")
+	gittest.Git(t, env, ours, "add", "auth.txt")
+	gittest.Git(t, env, ours, "commit", "-q", "-m", "auth")
+	c = gittest.Exec(t, env, ours, nil, "git", "push", "origin", "HEAD:refs/heads/authed")
+	mustRun(t, c, "push with credentials from the helper")
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "get\nstore\n") {
+		t.Errorf("the credential helper was not asked and told: %q", b)
+	}
+	if strings.Contains(string(c.Stderr), pass) {
+		t.Fatal("the password shows")
+	}
+
+	// Wrong credentials from the helper: rejected, git's message.
+	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, user, "wrong-pass-abc"))
+	os.Remove(log)
+	before := refs(t, env, ours)
+	c = gittest.Exec(t, env, ours, nil, "git", "fetch")
+	failed(t, env, c, ours, before, "fatal: Authentication failed for '"+url+"'", "wrong-pass-abc", pass)
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "get\nerase\n") {
+		t.Errorf("the credential helper was not told to erase: %q", b)
+	}
+
+	// No helper and no terminal: git credential's own words.
+	gittest.Git(t, env, "", "config", "--global", "--unset", "credential.helper")
+	c = gittest.Exec(t, env, "", nil, "git", "clone", "durable::"+url, filepath.Join(work, "none"))
+	failed(t, env, c, "", "", "fatal: could not read Username for")
+
+	// Credentials in the URL: used, and never shown.
+	withPass := strings.Replace(url, "http://", "http://"+user+":"+pass+"@", 1)
+	c, _ = durable(t, env, "", "clone", "durable::"+withPass, filepath.Join(work, "inurl"))
+	mustRun(t, c, "clone with credentials in the URL")
+	if strings.Contains(string(c.Stderr), pass) {
+		t.Fatal("the password shows")
+	}
+	badPass := strings.Replace(url, "http://", "http://"+user+":bad-in-url-123@", 1)
+	c = gittest.Exec(t, env, "", nil, "git", "clone", "durable::"+badPass, filepath.Join(work, "badurl"))
+	failed(t, env, c, "", "", "fatal: Authentication failed for '"+url+"'", "bad-in-url-123")
+}
+
+// TestRemoteExtraHeader reaches a server that wants a header, set with
+// http.<url>.extraHeader as mirror platforms do; without it the server
+// refuses, and the header's value never shows.
+func TestRemoteExtraHeader(t *testing.T) {
+	const token = "Bearer t0ken-value-789"
+	env := env(t)
+	base := t.TempDir()
+	newUpstream(t, env, base, "up.git")
+	root := startHTTP(t, requireHeader("Authorization", token, httpBackend(t, env, base)))
+	work := t.TempDir()
+	c := gittest.Exec(t, env, "", nil, "git", "clone", "durable::"+root+"/up.git", filepath.Join(work, "refused"))
+	failed(t, env, c, "", "", "fatal: Authentication failed for '"+root+"/up.git'")
+
+	gittest.Git(t, env, "", "config", "--global", "http."+root+"/.extraHeader", "Authorization: "+token)
+	c, stats := durable(t, env, "", "clone", "durable::"+root+"/up.git", filepath.Join(work, "ours"))
+	mustRun(t, c, "clone with http.<url>.extraHeader")
+	checkBatches(t, stats)
+	if strings.Contains(string(c.Stderr), "t0ken-value-789") {
+		t.Fatal("the header shows")
+	}
+}
+
+// TestRemoteSSHCommand runs the user's ssh from core.sshCommand the way git
+// does: port option, user@host, and the quoted remote command.
+func TestRemoteSSHCommand(t *testing.T) {
+	env := env(t, "GIT_SSH_VARIANT=ssh")
+	base := t.TempDir()
+	dir := newUpstream(t, env, base, "up.git")
+	gittest.Git(t, env, "", "config", "--global", "core.sshCommand", fakeSSH(t, base))
+	c, stats := durable(t, env, "", "clone", "durable::ssh://git@fakehost:2222"+dir, filepath.Join(t.TempDir(), "ours"))
+	mustRun(t, c, "clone over core.sshCommand")
+	checkBatches(t, stats)
+	b, err := os.ReadFile(filepath.Join(base, "ssh.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-p 2222 git@fakehost git-upload-pack '" + dir + "'\n"; !strings.HasPrefix(string(b), want) {
+		t.Fatalf("ssh ran with %q, want %q", b, want)
+	}
+}
