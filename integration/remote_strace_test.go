@@ -1,0 +1,63 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestRemoteStraceFetch runs the helper of a git fetch under strace (a
+// git-remote-durable earlier on PATH that execs the real one under strace)
+// and checks the batch scheme's order on its real system calls: a
+// completed writeout of every object before its rename, and exactly one
+// full flush, of the object renamed last, after the last rename — before
+// git is told the fetch is done.
+func TestRemoteStraceFetch(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed: ", err)
+	}
+	env := env(t)
+	base := t.TempDir()
+	dir := newUpstream(t, env, base, "up.git")
+	ours := filepath.Join(base, "ours")
+	c, _ := durable(t, env, "", "clone", "durable::file://"+dir, ours)
+	mustRun(t, c, "clone")
+	advance(t, env, dir, 5, "v700")
+
+	wrap := t.TempDir()
+	trace := filepath.Join(wrap, "trace")
+	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
+		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	c, stats := durable(t, env, ours, "fetch")
+	mustRun(t, c, "fetch under strace")
+	if len(stats) != 1 {
+		t.Fatalf("%d fetch batches, want 1", len(stats))
+	}
+	f, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	calls, err := crash.ParseStrace(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := crash.CheckOrder(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Objects != stats[0].Written || rep.Writeouts < rep.Objects {
+		t.Fatalf("strace: %+v; the helper says %d objects written", rep, stats[0].Written)
+	}
+	t.Logf("%d objects renamed after their writeout, %d flush (of %s) after the last rename", rep.Objects, rep.Flushes, filepath.Base(rep.Flushed))
+	gittest.Fsck(t, env, ours)
+}
