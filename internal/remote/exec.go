@@ -108,6 +108,9 @@ func (s *execSession) failure(err error) error {
 	}
 	s.stdin.Close()
 	s.wait()
+	if strings.Contains(err.Error(), "object-format=") {
+		return err // an advertisement go-git cannot read: checkFormat says why
+	}
 	msg := s.stderr.lastLine()
 	switch {
 	case strings.Contains(msg, "does not appear to be a git repository"), strings.Contains(msg, "not found"),

@@ -62,10 +62,15 @@ func (h *helper) openReceive() (*receive, error) {
 func checkFormat(ar *packp.AdvRefs, url string) error {
 	for _, f := range ar.Capabilities.Get(capability.ObjectFormat) {
 		if f != "sha1" {
-			return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch only sha1 repositories (go-git v5)", url, f)
+			return formatError(url, f)
 		}
 	}
 	return nil
+}
+
+// formatError refuses an upstream whose objects are not named with SHA-1.
+func formatError(url, format string) error {
+	return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch and push only sha1 repositories (its wire protocol is go-git v5's)", url, format)
 }
 
 // list answers "list" and "list for-push" with the upstream's refs. The

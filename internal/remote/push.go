@@ -113,14 +113,14 @@ func (h *helper) parsePush(line string, remote map[string]plumbing.Hash) (*updat
 // force") or not an ancestor of the new one ("non-fast forward").
 func (h *helper) check(u *update, caps *capability.List) error {
 	switch {
-	case u.new == u.old:
-		u.status = "up to date"
+	case u.new.IsZero() && u.old.IsZero():
+		u.status = "remote ref does not exist"
 		return nil
 	case u.new.IsZero() && !caps.Supports(capability.DeleteRefs):
 		u.status = "remote does not support deleting refs"
 		return nil
-	case u.new.IsZero() && u.old.IsZero():
-		u.status = "remote ref does not exist"
+	case u.new == u.old:
+		u.status = "up to date"
 		return nil
 	}
 	if want, ok := h.set.cas[u.dst]; ok {

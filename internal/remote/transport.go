@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -93,9 +94,31 @@ func (h *helper) tryAdvertise(tr transport.Transport, open func(transport.Transp
 	ar, err := s.AdvertisedReferencesContext(h.ctx)
 	if err != nil {
 		s.Close()
+		if ferr := formatFromError(err, h.url); ferr != nil {
+			return nil, nil, ferr
+		}
 		return nil, nil, err
 	}
 	return s, ar, nil
+}
+
+// formatFromError explains an advertisement go-git could not decode because
+// its object names are not SHA-1: go-git's error quotes the first line,
+// capabilities included.
+func formatFromError(err error, url string) error {
+	msg := err.Error()
+	i := strings.Index(msg, "object-format=")
+	if i < 0 {
+		return nil
+	}
+	f := msg[i+len("object-format="):]
+	if end := strings.IndexAny(f, " )\n"); end >= 0 {
+		f = f[:end]
+	}
+	if f == "sha1" {
+		return nil
+	}
+	return formatError(url, f)
 }
 
 // errAuthFailed is git's "Authentication failed" for wrong or missing

@@ -1,0 +1,60 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// sealed sets the process environment to gittest's sealed one (the helper
+// runs git, which reads it), with GIT_DIR set to gitDir, or unset when it
+// is empty, and returns it as a list for gittest's commands.
+func sealed(t *testing.T, gitDir string) []string {
+	t.Helper()
+	gittest.Need(t)
+	env := gittest.Env(t)
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k != "PATH" {
+			t.Setenv(k, v)
+		}
+	}
+	t.Setenv("GIT_DIR", gitDir)
+	if gitDir == "" {
+		os.Unsetenv("GIT_DIR")
+	}
+	return env
+}
+
+// session is one run of the helper's dialogue in memory.
+type session struct {
+	out, err string
+	code     int // 0, or the exit code of the failure
+}
+
+// dialogue runs the helper on input (git's side of the dialogue) for the
+// URL, with tr as the transport (nil: the one the URL names).
+func dialogue(t *testing.T, url, input string, tr transport.Transport) session {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}
+	err := Run(context.Background(), []string{"origin", url}, env, Options{Transport: tr})
+	s := session{out: out.String(), err: errb.String()}
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		s.code = ee.Code
+	} else if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return s
+}
+
+// lines splits a reply into its lines (the final newline dropped).
+func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }

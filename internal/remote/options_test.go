@@ -1,0 +1,53 @@
+package remote
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestOption(t *testing.T) {
+	sealed(t, "")
+	h := &helper{ctx: context.Background(), set: defaultSettings()}
+	for _, tc := range []struct{ in, want string }{
+		{"progress true", "ok"},
+		{"progress", "ok"}, // bare means true
+		{"progress maybe", "error invalid value 'maybe' for progress"},
+		{"verbosity 0", "ok"},
+		{"verbosity x", "error invalid verbosity 'x'"},
+		{"depth 1", "ok"},
+		{"depth -1", "error invalid depth '-1'"},
+		{"deepen-since 1700000000", "ok"},
+		{`deepen-since "2023-11-14 22:13:20 +0000"`, "ok"},
+		{"followtags true", "ok"},
+		{"cloning true", "ok"},
+		{"check-connectivity true", "ok"},
+		{"update-shallow true", "ok"},
+		{"object-format", "ok"},
+		{"object-format true", "ok"},
+		{"object-format sha256", "error git-remote-durable supports only the sha1 object format"},
+		{"dry-run true", "ok"},
+		{"force true", "ok"},
+		{"atomic true", "ok"},
+		{"cas refs/heads/main:" + "0123456789012345678901234567890123456789", "ok"},
+		{"cas refs/heads/main", "error invalid cas 'refs/heads/main'"},
+		{"deepen-not main", "unsupported"},
+		{"deepen-relative true", "unsupported"},
+		{"filter blob:none", "unsupported"},
+		{"family ipv4", "unsupported"},
+		{"pushcert true", "unsupported"},
+		{"push-option x", "unsupported"},
+	} {
+		if got := h.option(tc.in); got != tc.want {
+			t.Errorf("option %s = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	s := h.set
+	if !s.progress || s.verbosity != 0 || s.depth != 1 || !s.followTags || !s.cloning || !s.checkConn ||
+		!s.updateShallow || !s.objectFormat || !s.dryRun || !s.force || !s.atomic || len(s.cas) != 1 {
+		t.Errorf("settings: %+v", s)
+	}
+	if !s.deepenSince.Equal(time.Unix(1700000000, 0)) {
+		t.Errorf("deepen-since = %v", s.deepenSince)
+	}
+}
