@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,8 +91,5 @@ func TestRemotePush(t *testing.T) {
 			t.Fatal("a refused push changed the upstream's main")
 		}
 		gittest.Fsck(t, env, up.dir)
-		if err := os.RemoveAll(filepath.Join(up.dir, "hooks")); err != nil {
-			t.Fatal(err)
-		}
 	})
 }

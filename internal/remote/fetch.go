@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,11 +36,11 @@ func (h *helper) fetch(cmds []string) error {
 	if err != nil {
 		return err
 	}
-	haves, err := localHaves(h.ctx)
-	if err != nil {
-		return err
+	var haves []plumbing.Hash
+	if !h.set.refetch {
+		haves = h.localHaves()
 	}
-	if h.set.depth > 0 || !h.set.deepenSince.IsZero() {
+	if h.set.refetch || h.set.depth > 0 || !h.set.deepenSince.IsZero() {
 		// Deepening asks again for tips the repository has, with a new depth.
 		haves = without(haves, wants)
 	} else {
@@ -186,28 +185,32 @@ const maxRecent = 256
 // from them. go-git negotiates in a single round, so they are all sent at
 // once. Only what refs reach is trusted: objects a killed fetch left behind
 // are never advertised, because their closure is not known to be complete.
-func localHaves(ctx context.Context) ([]plumbing.Hash, error) {
-	tips, err := runGit(ctx, nil, "rev-list", "--no-walk", "--all")
+// When git cannot walk the refs (a broken object after a crash), nothing is
+// claimed: the upstream sends everything, and the unpacker repairs what is
+// broken.
+func (h *helper) localHaves() []plumbing.Hash {
+	tips, err := runGit(h.ctx, nil, "rev-list", "--no-walk", "--all")
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
+		return nil
 	}
 	haves := hashes(tips)
 	if len(haves) == 0 {
-		return nil, nil
+		return nil
 	}
-	recent, err := runGit(ctx, nil, "rev-list", "--date-order", "--max-count="+strconv.Itoa(maxRecent), "--all")
+	recent, err := runGit(h.ctx, nil, "rev-list", "--date-order", "--max-count="+strconv.Itoa(maxRecent), "--all")
 	if err != nil {
-		return nil, err
+		return haves // the tips are sound
 	}
 	seen := make(map[plumbing.Hash]bool, len(haves))
-	for _, h := range haves {
-		seen[h] = true
+	for _, id := range haves {
+		seen[id] = true
 	}
-	for _, h := range hashes(recent) {
-		if !seen[h] {
-			seen[h] = true
-			haves = append(haves, h)
+	for _, id := range hashes(recent) {
+		if !seen[id] {
+			seen[id] = true
+			haves = append(haves, id)
 		}
 	}
-	return haves, nil
+	return haves
 }

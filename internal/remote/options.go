@@ -19,6 +19,7 @@ type settings struct {
 	cloning       bool
 	checkConn     bool
 	updateShallow bool
+	refetch       bool // send no haves: everything again (git fetch --refetch)
 	objectFormat  bool // git wants ":object-format" in list
 	dryRun        bool
 	force         bool
@@ -85,6 +86,8 @@ func (h *helper) option(arg string) string {
 		return flag(&s.checkConn)
 	case "update-shallow":
 		return flag(&s.updateShallow)
+	case "refetch":
+		return flag(&s.refetch)
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
 		// fetched with go-git v5.
