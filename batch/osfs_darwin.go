@@ -6,21 +6,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeout is git's FSYNC_WRITEOUT_ONLY on macOS: plain fsync, which sends
-// the data to the drive without flushing the drive's cache.
-func writeout(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.Fsync(int(fd)) }); err != nil {
-		return err
-	}
-	if serr != nil {
-		return &os.PathError{Op: "fsync", Path: f.Name(), Err: serr}
+// writeoutFd is git's FSYNC_WRITEOUT_ONLY on macOS: plain fsync, which
+// sends the data to the drive without flushing the drive's cache.
+func writeoutFd(fd int, name string) error {
+	if err := unix.Fsync(fd); err != nil {
+		return &os.PathError{Op: "fsync", Path: name, Err: err}
 	}
 	return nil
+}
+
+// fullSyncFd is F_FULLFSYNC, falling back to fsync where the filesystem
+// does not support it (as os.File.Sync does).
+func fullSyncFd(fd int) error {
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0); err == nil {
+		return nil
+	}
+	return unix.Fsync(fd)
 }
 
 func fsKind(name string) string {

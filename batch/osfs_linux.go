@@ -8,33 +8,31 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeout is git's FSYNC_WRITEOUT_ONLY on Linux: sync_file_range over the
-// whole file with WAIT_BEFORE|WRITE|WAIT_AFTER, so that it returns only when
-// the data has reached the device (not its cache).
-func writeout(f *os.File) error {
-	rc, err := f.SyscallConn()
+// writeoutFd is git's FSYNC_WRITEOUT_ONLY on Linux: sync_file_range over
+// the whole file with WAIT_BEFORE|WRITE|WAIT_AFTER, so that it returns only
+// when the data has reached the device (not its cache).
+func writeoutFd(fd int, name string) error {
+	const flags = unix.SYNC_FILE_RANGE_WAIT_BEFORE | unix.SYNC_FILE_RANGE_WRITE | unix.SYNC_FILE_RANGE_WAIT_AFTER
+	err := unix.SyncFileRange(fd, 0, 0, flags)
+	for err == unix.EINTR {
+		err = unix.SyncFileRange(fd, 0, 0, flags)
+	}
+	if err == unix.ENOSYS || err == unix.EOPNOTSUPP {
+		return fmt.Errorf("sync_file_range: %w: %w", err, errors.ErrUnsupported)
+	}
 	if err != nil {
-		return err
-	}
-	var serr error
-	err = rc.Control(func(fd uintptr) {
-		for {
-			serr = unix.SyncFileRange(int(fd), 0, 0, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
-			if serr != unix.EINTR {
-				break
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if serr == unix.ENOSYS || serr == unix.EOPNOTSUPP {
-		return fmt.Errorf("sync_file_range: %w: %w", serr, errors.ErrUnsupported)
-	}
-	if serr != nil {
-		return &os.PathError{Op: "sync_file_range", Path: f.Name(), Err: serr}
+		return &os.PathError{Op: "sync_file_range", Path: name, Err: err}
 	}
 	return nil
+}
+
+// fullSyncFd is fsync.
+func fullSyncFd(fd int) error {
+	err := unix.Fsync(fd)
+	for err == unix.EINTR {
+		err = unix.Fsync(fd)
+	}
+	return err
 }
 
 var fsNames = map[int64]string{

@@ -4,10 +4,13 @@ package batch
 
 import (
 	"errors"
-	"os"
+
+	"golang.org/x/sys/unix"
 )
 
-// writeout is not available here; callers fall back to full flushes.
-func writeout(f *os.File) error { return errors.ErrUnsupported }
+// writeoutFd is not available here; callers fall back to full flushes.
+func writeoutFd(fd int, name string) error { return errors.ErrUnsupported }
+
+func fullSyncFd(fd int) error { return unix.Fsync(fd) }
 
 func fsKind(name string) string { return "" }
