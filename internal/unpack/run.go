@@ -55,7 +55,9 @@ type unpacker struct {
 	err      error // first fatal error
 	errored  bool  // Recover skipped something
 
-	jobs   chan *job
+	jobs   chan []*job
+	batch  []*job // jobs gathered by the reader, not yet sent
+	bytes  int64  // data held by batch
 	budget *budget
 	wg     sync.WaitGroup // jobs not finished
 }
@@ -84,7 +86,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{},
 		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
-		jobs: make(chan *job, 2*opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
+		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
 	if opts.Strict != nil {
 		u.held = newHeld(u.fmt)
@@ -93,6 +95,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		go u.worker()
 	}
 	trailerErr := u.read(r)
+	u.flush()
 	close(u.jobs)
 	u.wg.Wait()
 	err := u.finish(trailerErr)
@@ -297,11 +300,35 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 	u.mu.Unlock()
 }
 
+// Jobs go to the workers in batches, to wake them (and switch goroutines)
+// once per batch rather than once per object.
+const (
+	batchJobs  = 32
+	batchBytes = 1 << 20
+)
+
 // submit queues a job for the workers, within the memory budget.
 func (u *unpacker) submit(j *job) {
-	u.budget.acquire(int64(len(j.data)))
-	u.wg.Add(1)
-	u.jobs <- j
+	n := int64(len(j.data))
+	if !u.budget.tryAcquire(n) {
+		u.flush() // what waits in the batch must be able to finish
+		u.budget.acquire(n)
+	}
+	u.batch = append(u.batch, j)
+	u.bytes += n
+	if len(u.batch) >= batchJobs || u.bytes >= batchBytes {
+		u.flush()
+	}
+}
+
+// flush sends the gathered jobs.
+func (u *unpacker) flush() {
+	if len(u.batch) == 0 {
+		return
+	}
+	u.wg.Add(len(u.batch))
+	u.jobs <- u.batch
+	u.batch, u.bytes = make([]*job, 0, batchJobs), 0
 }
 
 // readEntry reads an entry's inflated data. The declared size is not

@@ -13,10 +13,12 @@ import (
 // worker resolves jobs until the queue closes.
 func (u *unpacker) worker() {
 	h := u.fmt.NewHasher()
-	for j := range u.jobs {
-		u.run(h, j)
-		u.budget.release(int64(len(j.data)))
-		u.wg.Done()
+	for b := range u.jobs {
+		for _, j := range b {
+			u.run(h, j)
+			u.budget.release(int64(len(j.data)))
+			u.wg.Done()
+		}
 	}
 }
 
@@ -254,6 +256,17 @@ func (b *budget) acquire(n int64) {
 	}
 	b.used += n
 	b.mu.Unlock()
+}
+
+// tryAcquire takes n if that fits without waiting.
+func (b *budget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
 }
 
 func (b *budget) release(n int64) {
