@@ -1,0 +1,203 @@
+// Command bench measures git-unpack-durable beside git on the same pack, on
+// the same machine, in the same run: `make bench`. It generates a realistic
+// pack (the Go distribution's sources with thousands of commits of small
+// edits, more than 30,000 objects), then runs every variant into fresh
+// repositories, alternating them round after round, and prints medians and
+// ratios to git.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		if err := floor(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := bench(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func bench() error {
+	rounds := flag.Int("rounds", 3, "rounds of every variant (medians are quoted)")
+	work := flag.String("dir", filepath.Join(os.TempDir(), "git-durable-bench"), "scratch directory on the disk under test")
+	bin := flag.String("bin", "bin/git-unpack-durable", "the binary to measure")
+	files := flag.Int("files", 3000, "source files in the generated history")
+	commits := flag.Int("commits", 2200, "commits of edits in the generated history")
+	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
+	flag.Parse()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	binPath, err := filepath.Abs(*bin)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		return err
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "git-durable-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(shm)
+	r := &runner{work: *work, shm: shm, bin: binPath, self: self}
+
+	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", *files, *commits)
+	r.packPath = filepath.Join(*work, fmt.Sprintf("history-%d-%d.pack", *files, *commits))
+	if _, err := os.Stat(r.packPath); err != nil {
+		src := filepath.Join(*work, "src")
+		os.RemoveAll(src)
+		pack, err := generate(src, history{*files, *commits})
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(r.packPath, pack, 0o644); err != nil {
+			return err
+		}
+		os.RemoveAll(src)
+	}
+	info, err := describePack(r.packPath)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("pack: %s\n", info)
+
+	// The floor needs the sizes of the files a real unpack creates.
+	ref := variant{name: "reference", argv: []string{"ours", "-q"}, config: []string{"core.fsync=none"}}
+	repo, err := r.repoFor(ref)
+	if err != nil {
+		return err
+	}
+	cmd := r.command(ref, repo)
+	cmd.Stdin, _ = os.Open(r.packPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("reference unpack: %v\n%s", err, out)
+	}
+	r.sizes = filepath.Join(*work, "sizes.txt")
+	objects, err := writeSizes(filepath.Join(repo, "objects"), r.sizes)
+	if err != nil {
+		return err
+	}
+	largest, err := largestObject(repo)
+	if err != nil {
+		return err
+	}
+	os.RemoveAll(repo)
+	fmt.Printf("unpacked: %d objects, the largest %d bytes\n", objects, largest)
+
+	vs := variants()
+	results := map[string][]sample{}
+	bar := newBar(*rounds * len(vs))
+	for round := 0; round < *rounds; round++ {
+		for i := range vs {
+			v := vs[(i+round)%len(vs)] // rotate the order every round
+			s, err := r.measure(v)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(v.name, "git index-pack") && s.objectsSeen != objects {
+				return fmt.Errorf("%s left %d loose objects, want %d", v.name, s.objectsSeen, objects)
+			}
+			results[v.name] = append(results[v.name], s)
+			bar.Add(1)
+		}
+	}
+	bar.Finish()
+	sys, err := syscallsPerObject(r, objects)
+	if err != nil {
+		return err
+	}
+	var big []sample
+	if *bigMB > 0 {
+		if big, err = bigBlob(r, *bigMB); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, vs, results, objects, largest, sys, big, *bigMB)
+	return nil
+}
+
+func newBar(n int) *progressbar.ProgressBar {
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(plainWriter{os.Stderr}), // no Sync() on stderr
+		progressbar.OptionSetDescription("runs"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetVisibility(term.IsTerminal(int(os.Stderr.Fd()))),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// plainWriter hides *os.File from progressbar, which would fsync it.
+type plainWriter struct{ w *os.File }
+
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// describePack counts the entries and deltas of the pack.
+func describePack(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	r := pack.NewReader(bufio.NewReader(f), pack.ReaderOptions{})
+	var n, ofs, ref int
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		n++
+		switch e.Type {
+		case object.OfsDelta:
+			ofs++
+		case object.RefDelta:
+			ref++
+		}
+	}
+	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), nil
+}
+
+// largestObject returns the size of the largest object in repo.
+func largestObject(repo string) (int64, error) {
+	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)")
+	cmd.Dir = repo
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, err
+	}
+	var largest int64
+	for _, f := range strings.Fields(string(out)) {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		largest = max(largest, n)
+	}
+	return largest, nil
+}

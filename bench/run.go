@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// variant is one command measured.
+type variant struct {
+	name   string
+	git    bool     // stock git (the baseline side)
+	config []string // "key=value" through GIT_CONFIG_PARAMETERS
+	env    []string
+	argv   []string // argv[0] "ours", "git" or "floor"
+	base   string   // the variant this one's wall time is compared with
+	tmpfs  bool     // runs on /dev/shm (CPU-bound comparison)
+}
+
+// sample is one measured run.
+type sample struct {
+	wall, cpu   time.Duration
+	rssKB       int64
+	writeouts   int64
+	flushes     int64
+	objectsSeen int
+}
+
+// runner holds what every run shares.
+type runner struct {
+	work     string // scratch directory on the disk under test
+	shm      string // scratch directory on tmpfs
+	bin      string // our binary
+	self     string // this program, for the floor
+	packPath string
+	sizes    string // sizes file for the floor
+	n        int    // runs so far, for unique names
+}
+
+// repoFor makes a fresh empty bare repository for one run.
+func (r *runner) repoFor(v variant) (string, error) {
+	r.n++
+	parent := r.work
+	if v.tmpfs {
+		parent = r.shm
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("run%04d", r.n))
+	return dir, run(parent, nil, "git", "init", "-q", "--bare", dir)
+}
+
+// configParams renders git -c values as GIT_CONFIG_PARAMETERS.
+func configParams(kvs []string) string {
+	var parts []string
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		parts = append(parts, fmt.Sprintf("'%s'='%s'", k, v))
+	}
+	return strings.Join(parts, " ")
+}
+
+// command builds the exec.Cmd of a variant in repo.
+func (r *runner) command(v variant, repo string) *exec.Cmd {
+	argv := append([]string{}, v.argv...)
+	switch argv[0] {
+	case "ours":
+		argv[0] = r.bin
+	case "floor":
+		argv = append([]string{r.self, "floor", "-sizes", r.sizes, "-dir", filepath.Join(repo, "objects")}, argv[1:]...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GIT_DIR="+repo, "GIT_CONFIG_PARAMETERS="+configParams(v.config))
+	cmd.Env = append(cmd.Env, v.env...)
+	return cmd
+}
+
+// measure runs a variant once into a fresh repository and removes it after.
+func (r *runner) measure(v variant) (sample, error) {
+	var s sample
+	repo, err := r.repoFor(v)
+	if err != nil {
+		return s, err
+	}
+	defer func() { os.RemoveAll(repo); syscall.Sync() }()
+	syscall.Sync() // start every run from a quiet disk
+	in, err := os.Open(r.packPath)
+	if err != nil {
+		return s, err
+	}
+	defer in.Close()
+	trace := filepath.Join(r.work, "trace2.json")
+	os.Remove(trace)
+	cmd := r.command(v, repo)
+	cmd.Stdin = in
+	cmd.Env = append(cmd.Env, "GIT_TRACE2_EVENT="+trace)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	s.wall = time.Since(start)
+	if err != nil {
+		return s, fmt.Errorf("%s: %v\n%s", v.name, err, stderr.String())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s.rssKB = ru.Maxrss
+	s.writeouts, s.flushes = counters(trace)
+	s.objectsSeen = countLoose(filepath.Join(repo, "objects"))
+	return s, nil
+}
+
+// counters reads git's trace2 fsync counters (both the counter events of
+// newer git and ours, and the data events of git 2.36–2.41).
+func counters(path string) (writeouts, flushes int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Category, Name, Key string
+			Count               int64
+			Value               any
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Category != "fsync" {
+			continue
+		}
+		n := ev.Count
+		if s, ok := ev.Value.(string); ok {
+			n, _ = strconv.ParseInt(s, 10, 64)
+		}
+		switch {
+		case ev.Name == "writeout-only" || ev.Key == "fsync/writeout-only":
+			writeouts += n
+		case ev.Name == "hardware-flush" || ev.Key == "fsync/hardware-flush":
+			flushes += n
+		}
+	}
+	return writeouts, flushes
+}
+
+// countLoose counts the loose objects under objects/.
+func countLoose(dir string) int {
+	n := 0
+	shards, _ := os.ReadDir(dir)
+	for _, s := range shards {
+		if len(s.Name()) != 2 {
+			continue
+		}
+		names, _ := os.ReadDir(filepath.Join(dir, s.Name()))
+		for _, e := range names {
+			if !strings.HasPrefix(e.Name(), "tmp_") {
+				n++
+			}
+		}
+	}
+	return n
+}
