@@ -4,7 +4,7 @@ GO     ?= go
 BIN    := bin
 CMDS   := $(BIN)/git-unpack-durable $(BIN)/git-remote-durable
 
-.PHONY: all build test vet fuzz install demo clean
+.PHONY: all build test vet fuzz bench install demo clean
 
 all: build
 
@@ -39,6 +39,13 @@ fuzz:
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
 	done
+
+# Ours beside git on the same generated pack, alternating, medians: see
+# bench/main.go for the flags (BENCHFLAGS="-rounds 5", -dir on another disk).
+BENCHFLAGS ?=
+bench: build
+	$(GO) build -o $(BIN)/bench ./bench
+	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(BENCHFLAGS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

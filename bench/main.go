@@ -43,7 +43,7 @@ func bench() error {
 	work := flag.String("dir", filepath.Join(os.TempDir(), "git-durable-bench"), "scratch directory on the disk under test")
 	bin := flag.String("bin", "bin/git-unpack-durable", "the binary to measure")
 	files := flag.Int("files", 3000, "source files in the generated history")
-	commits := flag.Int("commits", 2200, "commits of edits in the generated history")
+	commits := flag.Int("commits", 2700, "commits of edits in the generated history")
 	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
 	flag.Parse()
 	self, err := os.Executable()
