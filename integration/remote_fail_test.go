@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/remote"
 )
 
 // tamper passes requests to a git http-backend and, in its failure modes,
@@ -147,7 +148,12 @@ func TestRemoteFetchFailures(t *testing.T) {
 			if tc.mode == "stall" {
 				c = killMidFetch(t, env, ours, tp, tc.want == "")
 			} else {
-				c = gittest.Exec(t, env, ours, nil, "git", "fetch")
+				var stats []remote.BatchStats
+				c, stats = durable(t, env, ours, "fetch")
+				// The failed batch is recorded, and what it wrote is durable.
+				if len(stats) != 1 || stats[0].Error == "" || stats[0].Written > 0 && stats[0].HardwareFlush != 1 {
+					t.Errorf("stats of the failed batch: %+v", stats)
+				}
 			}
 			if tc.want == "" {
 				if c.Code == 0 || strings.Contains(string(c.Stderr), "fatal:") && strings.Count(string(c.Stderr), "fatal:") > 1 {

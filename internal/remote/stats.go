@@ -29,17 +29,22 @@ type BatchStats struct {
 	Existing int     `json:"existing"`
 	Repaired int64   `json:"repaired"`
 	Seconds  float64 `json:"seconds"`
+	// Error says why the batch failed; what was written before is durable.
+	Error string `json:"error,omitempty"`
 	batch.Stats
 }
 
 // account adds a batch's counters to the session's totals, appends its
 // line to the StatsEnv file, and shows it with git fetch -v.
-func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d time.Duration) {
+func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d time.Duration, err error) {
 	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	bs := BatchStats{URL: h.url, Batch: h.batchN, Objects: res.Objects, Bytes: res.Bytes, Written: res.Written,
 		Existing: res.Existing, Repaired: repaired, Seconds: d.Seconds(), Stats: st}
+	if err != nil {
+		bs.Error = h.describe(&packError{err: err})
+	}
 	if h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: %d objects (%d written, %d present, %d repaired), %s: writeout-only %d, hardware-flush %d\n",
 			bs.Objects, bs.Written, bs.Existing, bs.Repaired, st.Path, st.WriteoutOnly, st.HardwareFlush)

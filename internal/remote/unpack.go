@@ -57,7 +57,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (connected bool, er
 	}
 	res, err := unpack.Run(h.ctx, in, store, policy, opts)
 	st := policy.Stats()
-	h.account(res, st, store.Repaired(), time.Since(start))
+	h.account(res, st, store.Repaired(), time.Since(start), err)
 	if err != nil {
 		return false, &packError{err: err}
 	}
