@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
@@ -31,6 +32,9 @@ type ReaderOptions struct {
 	// Tee, when set, receives every byte of the pack as it is consumed, in
 	// order and trailer included: a verbatim copy of the stream.
 	Tee io.Writer
+	// CRC32 makes the Reader compute each entry's CRC-32 (of its raw
+	// bytes, header included), as a pack index records it.
+	CRC32 bool
 }
 
 // Header is the start of a pack stream.
@@ -75,6 +79,9 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 		opts.Format = object.SHA1
 	}
 	src := &source{r: r, pend: make([]byte, 0, 2*bufferSize), hash: opts.Format.New(), tee: opts.Tee}
+	if opts.CRC32 {
+		src.crc = crc32.NewIEEE()
+	}
 	return &Reader{src: src, br: bufio.NewReaderSize(src, bufferSize), opts: opts}
 }
 
@@ -146,6 +153,9 @@ func (r *Reader) Next() (Entry, error) {
 	r.inEntry, r.entErr, r.out = false, nil, 0
 	if err := r.checkpoint(); err != nil {
 		return Entry{}, err
+	}
+	if r.src.crc != nil {
+		r.src.crc.Reset()
 	}
 	if r.seen == r.hdr.Count {
 		return Entry{}, r.trailer()
@@ -268,6 +278,21 @@ func (r *Reader) trailer() error {
 	}
 	r.err = io.EOF
 	return io.EOF
+}
+
+// CRC32 returns the CRC-32 of the raw bytes of the current entry, once its
+// data has been read to io.EOF (ReaderOptions.CRC32 must be set).
+func (r *Reader) CRC32() (uint32, error) {
+	if r.src.crc == nil {
+		return 0, errors.New("pack: CRC32 not enabled")
+	}
+	if r.inEntry {
+		return 0, errors.New("pack: entry not read to its end")
+	}
+	if err := r.checkpoint(); err != nil {
+		return 0, err
+	}
+	return r.src.crc.Sum32(), nil
 }
 
 // Checksum returns the pack's trailer once Next has returned io.EOF.

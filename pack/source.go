@@ -18,8 +18,9 @@ type source struct {
 	head  int
 	start int64 // stream offset of pend[head]
 
-	hash hash.Hash // nil once the trailer is reached
-	tee  io.Writer // optional copy of every consumed byte, trailer included
+	hash hash.Hash   // nil once the trailer is reached
+	crc  hash.Hash32 // CRC-32 of the current entry's raw bytes, when asked for
+	tee  io.Writer   // optional copy of every consumed byte, trailer included
 }
 
 func (s *source) Read(p []byte) (int, error) {
@@ -48,6 +49,9 @@ func (s *source) advance(off int64) error {
 	b := s.pend[s.head : s.head+k]
 	if s.hash != nil {
 		s.hash.Write(b)
+	}
+	if s.crc != nil {
+		s.crc.Write(b)
 	}
 	s.head += k
 	s.start = off

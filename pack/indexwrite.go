@@ -1,0 +1,106 @@
+package pack
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"sort"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// IndexEntry is one object of a pack as its index records it.
+type IndexEntry struct {
+	ID     object.ID
+	Offset int64
+	CRC32  uint32
+}
+
+// SortIndexEntries sorts entries by id, the order of an index.
+func SortIndexEntries(entries []IndexEntry) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].ID.Compare(entries[j].ID) < 0 })
+}
+
+// maxOffset32 is the largest offset an index stores in its 32-bit table.
+const maxOffset32 = 0x7fffffff
+
+// WriteIndex writes a version 2 index of the pack whose trailer is packSum:
+// fan-out, sorted ids, CRC-32s, offsets (those above 2 GiB in the 64-bit
+// table), the pack's checksum and the index's own. entries must be sorted
+// by id (SortIndexEntries). It returns the index checksum.
+func WriteIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Format) ([]byte, error) {
+	if f == 0 {
+		f = object.SHA1
+	}
+	h := f.New()
+	bw := bufio.NewWriter(io.MultiWriter(w, h))
+	put32 := func(v uint32) { binary.Write(bw, binary.BigEndian, v) }
+	bw.Write(indexMagic)
+	put32(2)
+	var fan [256]uint32
+	for i, e := range entries {
+		if e.ID.Size() != f.Size() {
+			return nil, errors.New("pack: index entry id of the wrong format")
+		}
+		if i > 0 && entries[i-1].ID.Compare(e.ID) > 0 {
+			return nil, errors.New("pack: index entries not sorted")
+		}
+		fan[e.ID.Bytes()[0]]++
+	}
+	total := uint32(0)
+	for _, n := range fan {
+		total += n
+		put32(total)
+	}
+	for i := range entries {
+		bw.Write(entries[i].ID.Bytes())
+	}
+	for _, e := range entries {
+		put32(e.CRC32)
+	}
+	var large []int64
+	for _, e := range entries {
+		if e.Offset > maxOffset32 {
+			put32(0x80000000 | uint32(len(large)))
+			large = append(large, e.Offset)
+		} else {
+			put32(uint32(e.Offset))
+		}
+	}
+	for _, o := range large {
+		binary.Write(bw, binary.BigEndian, uint64(o))
+	}
+	bw.Write(packSum)
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	sum := h.Sum(nil)
+	_, err := w.Write(sum)
+	return sum, err
+}
+
+// WriteReverseIndex writes a .rev file (RIDX version 1): for every object in
+// pack order, its position in the index. entries must be in index order.
+func WriteReverseIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Format) error {
+	if f == 0 {
+		f = object.SHA1
+	}
+	pos := make([]uint32, len(entries))
+	for i := range pos {
+		pos[i] = uint32(i)
+	}
+	sort.Slice(pos, func(a, b int) bool { return entries[pos[a]].Offset < entries[pos[b]].Offset })
+	h := f.New()
+	var buf bytes.Buffer
+	buf.WriteString("RIDX")
+	binary.Write(&buf, binary.BigEndian, uint32(1))
+	binary.Write(&buf, binary.BigEndian, uint32(f))
+	binary.Write(&buf, binary.BigEndian, pos)
+	buf.Write(packSum)
+	h.Write(buf.Bytes())
+	buf.Write(h.Sum(nil))
+	_, err := w.Write(buf.Bytes())
+	return err
+}
