@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,8 +30,25 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 		before := strings.TrimSpace(gittest.Git(t, env, up.dir, "rev-parse", "main"))
 		advance(t, env, up.dir, 3, "v100")
 		newObjects := strings.Count(gittest.Git(t, env, up.dir, "rev-list", "--objects", "main", "^"+before), "\n") + 1 // + the tag
-		c, stats = durable(t, env, ours, "fetch")
+		// Where upload-pack runs here (path, file://, ssh), it traces the
+		// dialogue: the helper asked for a thin pack and said what it has.
+		packets := filepath.Join(work, "packets")
+		c, stats = durable(t, append(env, "GIT_TRACE_PACKET="+packets), ours, "fetch")
 		mustRun(t, c, "fetch through the helper")
+		if trace, err := os.ReadFile(packets); err == nil {
+			var firstWant string
+			for _, l := range strings.Split(string(trace), "\n") {
+				if strings.Contains(l, "< want ") {
+					firstWant = l
+					break
+				}
+			}
+			if !strings.Contains(firstWant, " thin-pack") || !strings.Contains(string(trace), "< have ") {
+				t.Errorf("the helper did not ask for a thin pack against its haves:\n%.2000s", trace)
+			}
+		} else if k := t.Name()[strings.LastIndex(t.Name(), "/")+1:]; k == "path" || k == "file" || k == "ssh" {
+			t.Errorf("no packet trace of upload-pack: %v", err)
+		}
 		gittest.Git(t, env, theirs, "fetch", "-q")
 		sameRepo(t, env, ours, theirs)
 		checkBatches(t, stats)
