@@ -54,3 +54,25 @@ func TestRelayBounded(t *testing.T) {
 		t.Fatal("nothing written")
 	}
 }
+
+// FuzzRelay feeds arbitrary packets: every line shown starts with
+// "remote: ", and nothing is held beyond the bound.
+func FuzzRelay(f *testing.F) {
+	f.Add([]byte("Counting objects: 1\rCounting"), []byte(" objects: 2, done.\n"))
+	f.Add([]byte("\n\r\n"), []byte(""))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var out bytes.Buffer
+		r := &relay{w: &out, suffix: dumbSuffix}
+		r.Write(a)
+		r.Write(b)
+		r.flush()
+		if len(r.pending) != 0 {
+			t.Fatal("pending after flush")
+		}
+		for _, l := range strings.FieldsFunc(out.String(), func(c rune) bool { return c == '\n' || c == '\r' }) {
+			if !strings.HasPrefix(l, "remote: ") {
+				t.Fatalf("line %q", l)
+			}
+		}
+	})
+}

@@ -128,8 +128,14 @@ func (h *helper) start(args []string) error {
 	return nil
 }
 
-// loop answers git's commands until git ends the session.
-func (h *helper) loop() error {
+// loop answers git's commands until git ends the session. A panic in a
+// decoder fed by the upstream becomes a failure like any other.
+func (h *helper) loop() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
 	for {
 		line, err := h.readLine()
 		if err == io.EOF {
