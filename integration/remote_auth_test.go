@@ -112,10 +112,20 @@ func TestRemoteSSHCommand(t *testing.T) {
 	base := t.TempDir()
 	dir := newUpstream(t, env, base, "up.git")
 	gittest.Git(t, env, "", "config", "--global", "core.sshCommand", fakeSSH(t, base))
-	c, stats := durable(t, env, "", "clone", "durable::ssh://git@fakehost:2222"+dir, filepath.Join(t.TempDir(), "ours"))
+	trace2 := filepath.Join(base, "trace2.json")
+	c, stats := durable(t, append(env, "GIT_TRACE2_EVENT="+trace2), "", "clone", "durable::ssh://git@fakehost:2222"+dir, filepath.Join(t.TempDir(), "ours"))
 	mustRun(t, c, "clone over core.sshCommand")
 	checkBatches(t, stats)
-	b, err := os.ReadFile(filepath.Join(base, "ssh.log"))
+	// The helper's fsync counters, in git's trace2 words, next to git's events.
+	b, err := os.ReadFile(trace2)
+	found := false
+	for _, l := range strings.Split(string(b), "\n") {
+		found = found || strings.Contains(l, `"event":"counter"`) && strings.Contains(l, `"name":"hardware-flush"`) && strings.Contains(l, `"count":1,`)
+	}
+	if !found {
+		t.Errorf("no hardware-flush counter of 1 in the trace2 events (%v)", err)
+	}
+	b, err = os.ReadFile(filepath.Join(base, "ssh.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
