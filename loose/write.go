@@ -138,14 +138,17 @@ func (s *Store) ensureShard(tx *batch.Transaction, id object.ID) error {
 const tmpLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // createTemp creates dir/tmp_obj_XXXXXX exclusively, mode 0444.
-func (s *Store) createTemp(dir string) (batch.File, error) {
-	var name [14]byte
-	copy(name[:], "tmp_obj_")
+func (s *Store) createTemp(dir string) (batch.File, error) { return s.createNamed(dir, "tmp_obj_") }
+
+// createNamed creates dir/<prefix>XXXXXX exclusively, mode 0444.
+func (s *Store) createNamed(dir, prefix string) (batch.File, error) {
+	name := make([]byte, len(prefix)+6)
+	copy(name, prefix)
 	for tries := 0; ; tries++ {
-		for i := 8; i < len(name); i++ {
+		for i := len(prefix); i < len(name); i++ {
 			name[i] = tmpLetters[rand.IntN(len(tmpLetters))]
 		}
-		f, err := s.fs.Create(filepath.Join(dir, string(name[:])), 0o444)
+		f, err := s.fs.Create(filepath.Join(dir, string(name)), 0o444)
 		if err == nil || !errors.Is(err, fs.ErrExist) || tries == 100 {
 			return f, err
 		}

@@ -71,3 +71,14 @@ func readOfsBase(br byteReader, e *Entry) error {
 	}
 	return nil
 }
+
+// AppendEntryHeader appends the header of a full entry of type t holding
+// size bytes, as a pack writer does.
+func AppendEntryHeader(dst []byte, t object.Type, size int64) []byte {
+	c := byte(t)<<4 | byte(size&15)
+	for size >>= 4; size > 0; size >>= 7 {
+		dst = append(dst, c|0x80)
+		c = byte(size & 0x7f)
+	}
+	return append(dst, c)
+}

@@ -17,37 +17,52 @@ const MaxDeltaDepth = 10000
 // ErrNotFound means an object is not in the pack.
 var ErrNotFound = errors.New("pack: object not found")
 
-// File reads objects from a stored pack through its index.
-type File struct {
-	r      io.ReaderAt
-	idx    *Index
-	format object.Format
+// Locator finds where an object starts in a pack. Index is one; a pack
+// being received has another.
+type Locator interface {
+	FindOffset(id object.ID) (int64, bool)
 }
 
-// NewFile returns a File over the pack bytes r described by idx.
-func NewFile(r io.ReaderAt, idx *Index, f object.Format) *File {
+// FindOffset implements Locator.
+func (x *Index) FindOffset(id object.ID) (int64, bool) {
+	i, ok := x.Find(id)
+	if !ok {
+		return 0, false
+	}
+	off, err := x.Offset(i)
+	return off, err == nil
+}
+
+// File reads objects from a pack at random.
+type File struct {
+	r      io.ReaderAt
+	loc    Locator
+	format object.Format
+	// External, when set, provides REF_DELTA bases that are not in the
+	// pack (the bases of a thin pack).
+	External func(object.ID) (object.Type, []byte, error)
+}
+
+// NewFile returns a File over the pack bytes r whose objects loc finds.
+func NewFile(r io.ReaderAt, loc Locator, f object.Format) *File {
 	if f == 0 {
 		f = object.SHA1
 	}
-	return &File{r: r, idx: idx, format: f}
+	return &File{r: r, loc: loc, format: f}
 }
 
-// Index returns the pack's index.
-func (p *File) Index() *Index { return p.idx }
-
-// Object returns the type and the data of the object id, resolving deltas
-// inside the pack.
+// Object returns the type and the data of the object id, resolving deltas.
 func (p *File) Object(id object.ID) (object.Type, []byte, error) {
-	i, ok := p.idx.Find(id)
+	off, ok := p.loc.FindOffset(id)
 	if !ok {
 		return object.Bad, nil, ErrNotFound
 	}
-	off, err := p.idx.Offset(i)
-	if err != nil {
-		return object.Bad, nil, err
-	}
 	return p.objectAt(off, 0)
 }
+
+// ObjectAt returns the type and data of the object whose entry starts at
+// offset off, resolving deltas.
+func (p *File) ObjectAt(off int64) (object.Type, []byte, error) { return p.objectAt(off, 0) }
 
 func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if depth > MaxDeltaDepth {
@@ -68,13 +83,12 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	case object.OfsDelta:
 		t, base, err = p.objectAt(e.BaseOffset, depth+1)
 	case object.RefDelta:
-		i, ok := p.idx.Find(e.BaseID)
-		if !ok {
-			return object.Bad, nil, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
-		}
-		var boff int64
-		if boff, err = p.idx.Offset(i); err == nil {
+		if boff, ok := p.loc.FindOffset(e.BaseID); ok {
 			t, base, err = p.objectAt(boff, depth+1)
+		} else if p.External != nil {
+			t, base, err = p.External(e.BaseID)
+		} else {
+			return object.Bad, nil, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
 		}
 	default:
 		return e.Type, data, nil

@@ -21,14 +21,16 @@ import (
 	"github.com/git-durable/git-durable/loose"
 )
 
-const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--stats]"
+const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--keep[=<msg>]] [--unpack-limit=<n>] [--stats]"
 
 // unpackArgs are the parsed arguments of git-unpack-durable.
 type unpackArgs struct {
 	dryRun, quiet, recover, stats bool
 	strict                        *fsck.Options
 	maxInputSize                  int64
-	header                        []byte // from --pack_header
+	header                        []byte       // from --pack_header
+	keep                          *unpack.Keep // --keep or --unpack-limit: keep the pack
+	unpackLimit                   uint32
 }
 
 // parseUnpackArgs parses git unpack-objects' command line: each argument
@@ -45,6 +47,18 @@ func parseUnpackArgs(args []string) (*unpackArgs, error) {
 			a.recover = true
 		case arg == "--stats":
 			a.stats = true
+		case arg == "--keep" || strings.HasPrefix(arg, "--keep="):
+			msg, _ := strings.CutPrefix(arg, "--keep=")
+			if arg == "--keep" {
+				msg = ""
+			}
+			a.keep = &unpack.Keep{File: true, Message: msg}
+		case strings.HasPrefix(arg, "--unpack-limit="):
+			n, err := strconv.ParseUint(strings.TrimPrefix(arg, "--unpack-limit="), 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("bad %s", arg)
+			}
+			a.unpackLimit = uint32(n)
 		case arg == "--strict":
 			a.strict = fsck.Strict()
 		case strings.HasPrefix(arg, "--strict="):
@@ -132,6 +146,13 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 		DryRun: a.dryRun, Recover: a.recover, Strict: a.strict, MaxInputSize: a.maxInputSize,
 		BigFileThreshold: set.BigFileThreshold,
 		Messages:         env.Stderr,
+		Keep:             a.keep, UnpackLimit: a.unpackLimit,
+	}
+	if a.unpackLimit > 0 && a.keep == nil {
+		opts.Keep = &unpack.Keep{}
+	}
+	if opts.Keep != nil {
+		opts.Keep.Compression = set.PackCompression
 	}
 	var meter *progress.Meter
 	if !a.quiet && env.IsTerminal {
@@ -155,6 +176,13 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	}
 	if err != nil {
 		return err
+	}
+	if res.Pack != "" { // as git index-pack --stdin reports a pack it kept
+		kind := "pack"
+		if res.KeepPath != "" {
+			kind = "keep"
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s\n", kind, res.Pack)
 	}
 	_, err = env.Stdout.Write(res.Rest)
 	return err

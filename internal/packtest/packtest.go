@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // Builder accumulates pack entries. Its zero value builds a SHA-1 pack.
@@ -80,17 +81,7 @@ func (b *Builder) Pack() []byte {
 }
 
 // EntryHeader encodes an entry's type and size.
-func EntryHeader(t object.Type, size int64) []byte {
-	c := byte(t)<<4 | byte(size&15)
-	size >>= 4
-	var out []byte
-	for size > 0 {
-		out = append(out, c|0x80)
-		c = byte(size & 0x7f)
-		size >>= 7
-	}
-	return append(out, c)
-}
+func EntryHeader(t object.Type, size int64) []byte { return pack.AppendEntryHeader(nil, t, size) }
 
 // OfsDistance encodes an OFS_DELTA base distance.
 func OfsDistance(d int64) []byte {

@@ -14,6 +14,7 @@ type Settings struct {
 	Method           batch.Method
 	NoFlush          bool // GIT_TEST_FSYNC is false: skip full flushes
 	Compression      int  // core.looseCompression, else core.compression, else 1
+	PackCompression  int  // pack.compression, else core.compression, else -1
 	BigFileThreshold int64
 	Shared           int // core.sharedRepository in git's encoding
 	// Warnings are lines git would print after "warning: ".
@@ -46,6 +47,19 @@ func (c Config) Settings(getenv func(string) string) (Settings, error) {
 				return s, fmt.Errorf("bad zlib compression level %d", v)
 			}
 			s.Compression = int(v)
+		}
+	}
+	s.PackCompression = -1
+	for _, key := range []string{"core.compression", "pack.compression"} {
+		if c.Has(key) {
+			v, err := c.Int(key, -1)
+			if err != nil {
+				return s, err
+			}
+			if v < -1 || v > 9 {
+				return s, fmt.Errorf("bad pack compression level %d", v)
+			}
+			s.PackCompression = int(v)
 		}
 	}
 	if s.BigFileThreshold, err = c.Int("core.bigFileThreshold", 512<<20); err != nil {

@@ -1,7 +1,10 @@
 package unpack
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +24,7 @@ type entry struct {
 	id   object.ID
 	typ  object.Type // the resolved object's type, once done
 	done bool
+	crc  uint32 // of the raw entry, when the pack is kept
 }
 
 // job is one unit of work for a worker: a full object to hash and write, or
@@ -38,6 +42,7 @@ type unpacker struct {
 	ctx   context.Context
 	opts  Options
 	store *loose.Store
+	dest  dest
 	tx    *batch.Transaction
 	fmt   object.Format
 	cache *cache
@@ -50,6 +55,7 @@ type unpacker struct {
 	pending  map[object.ID][]*job     // REF deltas whose base id is nowhere yet
 	baseErrs map[object.ID]*BaseError // pending because the store's copy is unreadable
 	orphans  int                      // deltas whose OFS base is no entry
+	external map[object.ID]bool       // REF_DELTA bases taken from the store
 	written  int
 	existing int
 	err      error // first fatal error
@@ -64,8 +70,77 @@ type unpacker struct {
 
 // Run unpacks the pack stream in into store, publishing objects through a
 // transaction of policy, which it ends (flushes) before returning — also
-// after an error, so that what was written is durable.
+// after an error, so that what was written is durable. With opts.Keep the
+// pack itself is kept, with its index, instead of loose objects.
 func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Policy, opts Options) (Result, error) {
+	opts = opts.withDefaults()
+	if opts.Keep != nil && opts.UnpackLimit > 0 {
+		// git's choice: explode a pack of fewer objects than the limit.
+		var hdr [12]byte
+		n, _ := io.ReadFull(in, hdr[:])
+		in = io.MultiReader(bytes.NewReader(hdr[:n]), in)
+		if n == len(hdr) && string(hdr[:4]) == "PACK" && binary.BigEndian.Uint32(hdr[8:]) < opts.UnpackLimit {
+			opts.Keep = nil
+		}
+	}
+	ropts := pack.ReaderOptions{Format: store.Format(), MaxSize: opts.MaxInputSize, Tee: opts.Tee}
+	if opts.DryRun {
+		return dryRun(ctx, pack.NewReader(in, ropts), opts)
+	}
+	if opts.Keep != nil && opts.Strict != nil {
+		return Result{}, errors.New("--strict cannot be combined with keeping the pack")
+	}
+	u := &unpacker{
+		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
+		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
+		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
+		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
+	}
+	u.dest = looseDest{store, u.tx}
+	var pd *packDest
+	if opts.Keep != nil {
+		var err error
+		if pd, err = newPackDest(u); err != nil {
+			return Result{}, errors.Join(err, u.tx.End())
+		}
+		u.dest, ropts.CRC32 = pd, true
+		ropts.Tee = pd
+		if opts.Tee != nil {
+			ropts.Tee = io.MultiWriter(opts.Tee, pd)
+		}
+	}
+	if opts.Strict != nil {
+		u.held = newHeld(u.fmt)
+	}
+	r := pack.NewReader(in, ropts)
+	for w := 0; w < opts.Workers; w++ {
+		go u.worker()
+	}
+	trailerErr := u.read(r)
+	u.flush()
+	close(u.jobs)
+	u.wg.Wait()
+	err := u.finish(trailerErr)
+	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
+	if pd != nil && err == nil {
+		hdr, _ := r.Header()
+		var sum []byte
+		sum, res.KeepPath, err = pd.finish(hdr, r.Offset(), opts.Keep)
+		res.Pack = hex.EncodeToString(sum)
+	} else if pd != nil {
+		pd.discard()
+	}
+	if endErr := u.tx.End(); err == nil {
+		err = endErr
+	}
+	if err == nil {
+		res.Checksum, res.Rest = r.Checksum(), r.Rest()
+		res.Bytes -= int64(len(res.Checksum))
+	}
+	return res, err
+}
+
+func (opts Options) withDefaults() Options {
 	if opts.BigFileThreshold <= 0 {
 		opts.BigFileThreshold = 512 << 20
 	}
@@ -78,36 +153,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.Messages == nil {
 		opts.Messages = io.Discard
 	}
-	r := pack.NewReader(in, pack.ReaderOptions{Format: store.Format(), MaxSize: opts.MaxInputSize, Tee: opts.Tee})
-	if opts.DryRun {
-		return dryRun(ctx, r, opts)
-	}
-	u := &unpacker{
-		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
-		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{},
-		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
-		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
-	}
-	if opts.Strict != nil {
-		u.held = newHeld(u.fmt)
-	}
-	for w := 0; w < opts.Workers; w++ {
-		go u.worker()
-	}
-	trailerErr := u.read(r)
-	u.flush()
-	close(u.jobs)
-	u.wg.Wait()
-	err := u.finish(trailerErr)
-	if endErr := u.tx.End(); err == nil {
-		err = endErr
-	}
-	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
-	if err == nil {
-		res.Checksum, res.Rest = r.Checksum(), r.Rest()
-		res.Bytes -= int64(len(res.Checksum))
-	}
-	return res, err
+	return opts
 }
 
 // finish runs what comes after the last entry, in git's order: unresolved
@@ -228,11 +274,22 @@ func (u *unpacker) addEntry(off int64) int32 {
 
 // entry reads one entry's data and hands it on.
 func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
-	if e.Type == object.Blob && e.Size > u.opts.BigFileThreshold {
-		return u.stream(r, idx, e)
+	var data []byte
+	var err error
+	big := e.Type == object.Blob && e.Size > u.opts.BigFileThreshold
+	if big {
+		err = u.stream(r, idx, e)
+	} else {
+		data, err = readEntry(r, e.Size)
 	}
-	data, err := readEntry(r, e.Size)
-	if err != nil {
+	if err == nil && u.opts.Keep != nil {
+		var crc uint32
+		crc, err = r.CRC32()
+		u.mu.Lock()
+		u.entries[idx].crc = crc
+		u.mu.Unlock()
+	}
+	if err != nil || big {
 		return err
 	}
 	switch e.Type {
@@ -279,6 +336,9 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 		return
 	} else if ok {
 		j.baseID = baseID
+		u.mu.Lock()
+		u.external[baseID] = true
+		u.mu.Unlock()
 		u.submit(j)
 		return
 	}

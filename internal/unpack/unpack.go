@@ -59,6 +59,13 @@ type Options struct {
 	// the worker goroutines, concurrently. data is the object's content,
 	// nil for a streamed big blob; it must not be retained or modified.
 	Object func(id object.ID, typ object.Type, data []byte)
+	// Keep, when set, keeps the pack (completed if thin) with its index
+	// in objects/pack instead of writing loose objects.
+	Keep *Keep
+	// UnpackLimit, when positive, keeps the pack only if it declares at
+	// least that many objects (git's fetch.unpackLimit); smaller packs are
+	// exploded.
+	UnpackLimit uint32
 }
 
 // Result describes a finished unpack.
@@ -67,8 +74,10 @@ type Result struct {
 	Written  int    // objects written, repairs included
 	Existing int    // objects that were already present
 	Bytes    int64  // bytes of the pack before the trailer
-	Checksum []byte // the pack's trailer
+	Checksum []byte // the pack's trailer, as received
 	Rest     []byte // input read past the trailer, to be passed on
+	Pack     string // with Keep: the kept pack's checksum in hex (pack-<Pack>.pack)
+	KeepPath string // with Keep: the .keep file published with it, if any
 }
 
 // Errors of an unpack, beyond those of package pack and the store.

@@ -95,7 +95,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 			return typ, data, nil
 		}
 	}
-	typ, data, err := u.store.Read(id)
+	typ, data, err := u.dest.read(id)
 	if err != nil {
 		return object.Bad, nil, &BaseError{ID: id, Err: err}
 	}
@@ -157,23 +157,24 @@ func (u *unpacker) keep(id object.ID, typ object.Type, data []byte, dup bool) er
 	return u.write(id, typ, data)
 }
 
-// write writes an object unless a good copy exists, and counts it.
+// write hands an object to the destination, and counts it.
 func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
-	need, err := u.store.Need(id)
+	wrote, err := u.dest.write(id, typ, data)
 	if err != nil {
 		return err
 	}
-	if need {
-		err = u.store.Write(u.tx, id, typ, data)
-	}
+	u.count(wrote)
+	return nil
+}
+
+func (u *unpacker) count(wrote bool) {
 	u.mu.Lock()
-	if need {
+	if wrote {
 		u.written++
 	} else {
 		u.existing++
 	}
 	u.mu.Unlock()
-	return err
 }
 
 func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
@@ -199,7 +200,7 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 
 // stream writes a big non-delta blob straight from the pack to the store.
 func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
-	id, wrote, err := u.store.WriteStream(u.tx, object.Blob, e.Size, r)
+	id, wrote, err := u.dest.stream(e.Size, r)
 	var ie *pack.InflateError
 	if errors.As(err, &ie) && ie.Code != 1 {
 		return fmt.Errorf("inflate returned (%d)", ie.Code) // git dies here
@@ -224,7 +225,7 @@ func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
 	u.done(idx, id, object.Blob)
 	h := u.fmt.NewHasher()
 	for _, k := range u.takeWaiting(idx, id) {
-		typ, base, err := u.store.Read(id)
+		typ, base, err := u.dest.read(id)
 		if err != nil {
 			return &BaseError{ID: id, Err: err}
 		}

@@ -1,0 +1,180 @@
+package integration
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// packFiles returns the files of objects/pack in repo, by extension.
+func packFiles(t *testing.T, repo string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	names, _ := filepath.Glob(filepath.Join(repo, "objects/pack/*"))
+	for _, n := range names {
+		ext := strings.TrimPrefix(filepath.Ext(n), ".")
+		out[ext] = append(out[ext], n)
+	}
+	return out
+}
+
+// looseCount counts loose objects in repo.
+func looseCount(t *testing.T, repo string) int {
+	t.Helper()
+	n, _ := filepath.Glob(filepath.Join(repo, "objects/??/*"))
+	return len(n)
+}
+
+// TestKeepMatchesIndexPack keeps a large pack and checks it against git:
+// one pack, no loose object, .idx and .rev byte-identical to git
+// index-pack's for the same pack, .keep holding the message, verify-pack
+// and fsck --strict clean.
+func TestKeepMatchesIndexPack(t *testing.T) {
+	env := env(t)
+	src := historyRepo(t, env)
+	data := packOf(t, env, src, "", "--all", "--delta-base-offset")
+	repo := gittest.Init(t, env, true, "")
+	r := unpackInto(t, env, repo, "unpack-durable", data, "--keep=fetched by a test", "--stats")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	files := packFiles(t, repo)
+	if len(files["pack"]) != 1 || len(files["idx"]) != 1 || len(files["rev"]) != 1 || len(files["keep"]) != 1 || looseCount(t, repo) != 0 {
+		t.Fatalf("files %v, %d loose objects", files, looseCount(t, repo))
+	}
+	name := strings.TrimSuffix(filepath.Base(files["pack"][0]), ".pack")
+	if !strings.HasPrefix(string(r.Stdout), "keep\t"+strings.TrimPrefix(name, "pack-")+"\n") {
+		t.Errorf("stdout %q", r.Stdout)
+	}
+	if keep, _ := os.ReadFile(files["keep"][0]); string(keep) != "fetched by a test\n" {
+		t.Errorf(".keep holds %q", keep)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.pack")
+	os.WriteFile(p, data, 0o644)
+	gittest.Git(t, env, repo, "-c", "pack.writeReverseIndex=true", "index-pack", "--rev-index", "-o", p+".idx", p)
+	for ext, want := range map[string]string{"idx": p + ".idx", "rev": p + ".rev"} {
+		a, _ := os.ReadFile(files[ext][0])
+		b, _ := os.ReadFile(want)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf(".%s differs from git index-pack's (%d and %d bytes)", ext, len(a), len(b))
+		}
+	}
+	gittest.Git(t, env, repo, "verify-pack", files["idx"][0])
+	gittest.Fsck(t, env, repo)
+	if got, want := gittest.Objects(t, env, repo), gittest.Objects(t, env, src); got != want {
+		t.Errorf("objects differ from the source's: %s", firstDiff(want, got))
+	}
+}
+
+// TestKeepThinPack keeps a thin pack: the missing bases are appended from
+// the repository (loose and packed), and the index lists exactly the ids
+// git index-pack --fix-thin lists for the same input.
+func TestKeepThinPack(t *testing.T) {
+	env := env(t)
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 40, 60)
+	old := packOf(t, env, src, "main~20\n", "--revs")
+	thin := packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin", "--delta-base-offset")
+	for _, packed := range []bool{false, true} {
+		var idx [2][]string
+		for i, cmd := range []string{"index-pack", "unpack-durable"} {
+			repo := gittest.Init(t, env, true, "")
+			gittest.GitIn(t, env, repo, old, "unpack-objects", "-q")
+			if packed {
+				gittest.Git(t, env, repo, "repack", "-adq")
+			}
+			before := packFiles(t, repo)["idx"]
+			args := []string{"--keep"}
+			if cmd == "index-pack" {
+				args = []string{"--stdin", "--fix-thin"}
+			}
+			r := unpackInto(t, env, repo, cmd, thin, args...)
+			if r.Code != 0 {
+				t.Fatalf("%s: exit %d: %s", cmd, r.Code, r.Stderr)
+			}
+			var fresh string
+			for _, f := range packFiles(t, repo)["idx"] {
+				if !contains(before, f) {
+					fresh = f
+				}
+			}
+			if fresh == "" {
+				t.Fatalf("%s wrote no pack", cmd)
+			}
+			gittest.Git(t, env, repo, "verify-pack", fresh)
+			gittest.Fsck(t, env, repo)
+			idx[i] = strings.Fields(string(gittest.GitIn(t, env, repo, mustRead(t, fresh), "show-index")))
+		}
+		ids := func(fields []string) []string {
+			var out []string
+			for i := 1; i < len(fields); i += 3 { // offset, id, (crc)
+				out = append(out, fields[i])
+			}
+			sort.Strings(out)
+			return out
+		}
+		if a, b := ids(idx[0]), ids(idx[1]); strings.Join(a, " ") != strings.Join(b, " ") {
+			t.Errorf("packed=%v: index-pack lists %d ids, ours %d", packed, len(a), len(b))
+		}
+	}
+}
+
+// TestUnpackLimit explodes a pack below --unpack-limit and keeps one at or
+// above it; a pack that exists already is not written again.
+func TestUnpackLimit(t *testing.T) {
+	env := env(t)
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 10, 5)
+	data := packOf(t, env, src, "", "--all")
+	n := int(data[11]) | int(data[10])<<8
+	for _, tc := range []struct {
+		limit int
+		kept  bool
+	}{{n + 1, false}, {n, true}} {
+		repo := gittest.Init(t, env, true, "")
+		r := unpackInto(t, env, repo, "unpack-durable", data, "--unpack-limit="+strconv.Itoa(tc.limit))
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+		}
+		if kept := len(packFiles(t, repo)["pack"]) == 1; kept != tc.kept || kept == (looseCount(t, repo) > 0) {
+			t.Errorf("limit %d for %d objects: kept %v, %d loose", tc.limit, n, kept, looseCount(t, repo))
+		}
+		gittest.Fsck(t, env, repo)
+		if tc.kept {
+			p := packFiles(t, repo)["pack"][0]
+			before, _ := os.Stat(p)
+			if r := unpackInto(t, env, repo, "unpack-durable", data, "--keep"); r.Code != 0 {
+				t.Fatalf("again: exit %d: %s", r.Code, r.Stderr)
+			}
+			after, _ := os.Stat(p)
+			if !os.SameFile(before, after) || len(packFiles(t, repo)["keep"]) != 0 {
+				t.Errorf("the existing pack was written again: %v", packFiles(t, repo))
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

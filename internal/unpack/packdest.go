@@ -1,0 +1,126 @@
+package unpack
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// Keep asks Run to keep the received pack as it is, with its index and
+// reverse index, instead of exploding it into loose objects — git index-pack
+// --stdin --fix-thin: a thin pack is completed with its bases from the store.
+type Keep struct {
+	// File publishes a .keep file with the pack, holding Message and a
+	// newline when Message is set (empty otherwise).
+	File    bool
+	Message string
+	// Compression is the zlib level of the bases appended to complete a
+	// thin pack (core.compression; git's default is -1).
+	Compression int
+}
+
+// packDest keeps the stream itself in objects/pack/tmp_pack_*: the Reader's
+// Tee writes it, workers only compute ids, and bases that fell out of the
+// cache are read back from the file.
+type packDest struct {
+	u     *unpacker
+	store *loose.Store
+	file  batch.File     // the temporary pack, written
+	in    batch.ReadFile // the same file, read
+	rd    *pack.File
+
+	mu  sync.Mutex // guards buf against readers flushing it
+	buf *bufio.Writer
+	err error // first write error
+}
+
+func newPackDest(u *unpacker) (*packDest, error) {
+	f, err := u.store.CreatePackTemp(u.tx, "pack")
+	if err != nil {
+		return nil, err
+	}
+	in, err := u.store.FS().Open(f.Name())
+	if err != nil {
+		f.Close()
+		u.store.FS().Remove(f.Name())
+		return nil, err
+	}
+	d := &packDest{u: u, store: u.store, file: f, in: in, buf: bufio.NewWriterSize(f, 1<<20)}
+	d.rd = pack.NewFile(d, d, u.fmt)
+	d.rd.External = u.store.Read
+	return d, nil
+}
+
+// Write is the Reader's Tee.
+func (d *packDest) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.buf.Write(p)
+	d.err = err
+	return n, err
+}
+
+// ReadAt reads the temporary pack, flushing what is still buffered.
+func (d *packDest) ReadAt(p []byte, off int64) (int, error) {
+	d.mu.Lock()
+	if d.buf.Buffered() > 0 && d.err == nil {
+		d.err = d.buf.Flush()
+	}
+	err := d.err
+	d.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return d.in.ReadAt(p, off)
+}
+
+// FindOffset locates an entry of the pack by id.
+func (d *packDest) FindOffset(id object.ID) (int64, bool) {
+	d.u.mu.Lock()
+	defer d.u.mu.Unlock()
+	k, ok := d.u.ids[id]
+	if !ok || !d.u.entries[k].done {
+		return 0, false
+	}
+	return d.u.entries[k].off, true
+}
+
+func (d *packDest) write(object.ID, object.Type, []byte) (bool, error) { return true, nil }
+
+func (d *packDest) read(id object.ID) (object.Type, []byte, error) {
+	if _, ok := d.FindOffset(id); ok {
+		return d.rd.Object(id)
+	}
+	return d.store.Read(id)
+}
+
+// stream only hashes a big blob: its bytes reach the file through the Tee.
+func (d *packDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
+	h := d.u.fmt.NewHasher()
+	h.Begin(object.Blob, size)
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return object.ID{}, false, err
+	}
+	if n != size {
+		return object.ID{}, false, errors.New("pack: blob shorter than declared")
+	}
+	id, err := h.Sum()
+	return id, true, err
+}
+
+// discard removes the temporary pack after a failure.
+func (d *packDest) discard() {
+	d.in.Close()
+	d.file.Close()
+	d.store.FS().Remove(d.file.Name())
+}
