@@ -3,12 +3,14 @@ package integration
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/crash"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
@@ -177,4 +179,28 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestKeepStraceOrder checks the kept pack's I-order on the real system
+// calls: each file written out before its rename, the .idx renamed last,
+// one flush of it after.
+func TestKeepStraceOrder(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace is not installed: ", err)
+	}
+	env := env(t)
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 40, 60)
+	thin := packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin")
+	repo := gittest.Init(t, env, true, "")
+	gittest.GitIn(t, env, repo, packOf(t, env, src, "main~20\n", "--revs"), "unpack-objects", "-q")
+	calls := straced(t, env, repo, thin, "unpack-durable", "--keep=strace")
+	rep, err := crash.CheckPackOrder(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Objects != 4 || rep.Writeouts < 4 || !strings.HasSuffix(rep.Flushed, ".idx") {
+		t.Errorf("%+v", rep)
+	}
+	gittest.Fsck(t, env, repo)
 }

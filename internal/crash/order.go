@@ -3,6 +3,7 @@ package crash
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -19,7 +20,24 @@ type OrderReport struct {
 // rename (or link) into a final object name comes after a completed
 // writeout-only sync of its data, and exactly one full flush (of the object
 // renamed last) comes after the last such rename.
-func CheckOrder(calls []Call) (OrderReport, error) {
+func CheckOrder(calls []Call) (OrderReport, error) { return checkOrder(calls, IsObject) }
+
+// packFile matches the final name of a pack's files.
+var packFile = regexp.MustCompile(`/objects/pack/pack-([0-9a-f]{40}|[0-9a-f]{64})\.(pack|idx|rev|keep)$`)
+
+// CheckPackOrder checks the same I-order for a kept pack: every file of the
+// pack (.keep, .pack, .rev, .idx) renamed into place after a completed
+// writeout of its data, the .idx — which makes the pack visible — renamed
+// last, and exactly one full flush, of the .idx, after it.
+func CheckPackOrder(calls []Call) (OrderReport, error) {
+	rep, err := checkOrder(calls, packFile.MatchString)
+	if err == nil && !strings.HasSuffix(rep.LastRename, ".idx") {
+		err = fmt.Errorf("%s was renamed after the .idx", rep.LastRename)
+	}
+	return rep, err
+}
+
+func checkOrder(calls []Call, isFinal func(string) bool) (OrderReport, error) {
 	var rep OrderReport
 	wroteOut := map[string]int{} // tmp path → completion line of its writeout
 	lastRenameEnd := -1
@@ -44,7 +62,7 @@ func CheckOrder(calls []Call) (OrderReport, error) {
 			if done, ok := wroteOut[from]; ok {
 				wroteOut[to] = done // the name carries its data's writeout
 			}
-			if !IsObject(to) {
+			if !isFinal(to) {
 				continue
 			}
 			done, ok := wroteOut[from]
