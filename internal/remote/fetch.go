@@ -41,7 +41,7 @@ func (h *helper) fetch(cmds []string) error {
 		haves = h.localHaves()
 	}
 	if h.set.refetch || h.set.depth > 0 || !h.set.deepenSince.IsZero() {
-		// Deepening asks again for tips the repository has, with a new depth.
+		// Refetching and deepening ask again for tips the repository has.
 		haves = without(haves, wants)
 	} else {
 		wants = without(wants, haves)

@@ -88,8 +88,8 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		err = h.loop()
 	}
 	h.close()
+	h.writeTrace2()
 	if err == nil {
-		h.writeTrace2()
 		return nil
 	}
 	if errors.Is(err, context.Canceled) {
