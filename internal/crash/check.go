@@ -140,7 +140,7 @@ func Check(run []Event, opts Options) (*Report, error) {
 		if s.floor > rep.Floor && (s.Op == Flush || s.Op == Syncfs) {
 			rep.Floor = s.floor
 		}
-		if s.Path2 != "" && IsObject(s.Path2) || s.Op == Create && IsObject(s.Path) {
+		if s.Path2 != "" && tracked(s.Path2) || s.Op == Create && tracked(s.Path) {
 			rep.Objects++
 		}
 	}

@@ -95,7 +95,7 @@ func (w *walker) apply(i int, s step) {
 func (w *walker) bind(i int, p string, ino int) {
 	w.unbind(p)
 	w.names[p], w.boundAt[p] = ino, i
-	if IsObject(p) {
+	if tracked(p) {
 		if w.byIno[ino] == nil {
 			w.byIno[ino] = map[string]bool{}
 		}
@@ -129,8 +129,11 @@ func (w *walker) writeout(ino int) {
 // update re-checks the object name p. A name exempt from I-b (broken
 // before the run) still counts as missing for I-a.
 func (w *walker) update(p string) {
-	if !IsObject(p) {
+	if !tracked(p) {
 		return
+	}
+	if strings.HasSuffix(p, ".pack") && IsPackFile(p) {
+		defer w.update(packSibling(p, "idx")) // its validity depends on the pack's
 	}
 	why := ""
 	ino, present := w.names[p]
@@ -161,6 +164,13 @@ func (w *walker) why(p string, ino int) string {
 		return "its data was never fsynced: empty or partial"
 	} else if !ok {
 		return "no writeout of its data before: empty or partial"
+	}
+	if IsPackFile(p) {
+		b := w.data(ino)
+		if d > int64(len(b)) {
+			return "more bytes durable than known"
+		}
+		return w.packWhy(p, b[:d])
 	}
 	want := filepath.Base(filepath.Dir(p)) + filepath.Base(p)
 	f := formatOf(want)

@@ -1,7 +1,7 @@
 package memfs
 
 import (
-	"bytes"
+	"io"
 	"io/fs"
 	"time"
 )
@@ -56,15 +56,41 @@ func (f *file) Close() error {
 }
 
 type readFile struct {
-	*bytes.Reader
+	m    *FS
+	ino  int
 	name string
-	size int64
+	off  int64
+}
+
+func (r *readFile) ReadAt(p []byte, off int64) (int, error) {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	data := r.m.inodes[r.ino].data
+	if off >= int64(len(data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (r *readFile) Read(p []byte) (int, error) {
+	n, err := r.ReadAt(p, r.off)
+	r.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
 }
 
 func (r *readFile) Close() error { return nil }
 
 func (r *readFile) Stat() (fs.FileInfo, error) {
-	return info{name: r.name, size: r.size, mode: 0o444}, nil
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	return info{name: r.name, size: int64(len(r.m.inodes[r.ino].data)), mode: 0o444}, nil
 }
 
 type info struct {

@@ -3,7 +3,6 @@
 package memfs
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -124,12 +123,16 @@ func (m *FS) Create(name string, perm fs.FileMode) (batch.File, error) {
 }
 
 // Open implements batch.FS.
+// The file read is the inode as it is at each read, as an open file is:
+// writes made after the open are seen.
 func (m *FS) Open(name string) (batch.ReadFile, error) {
-	data, err := m.ReadFile(name)
-	if err != nil {
-		return nil, err
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return nil, pathErr("open", name, fs.ErrNotExist)
 	}
-	return &readFile{Reader: bytes.NewReader(data), name: name, size: int64(len(data))}, nil
+	return &readFile{m: m, ino: ino, name: name}, nil
 }
 
 // ReadFile implements batch.FS.

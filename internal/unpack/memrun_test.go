@@ -45,6 +45,8 @@ type runConfig struct {
 	// fail is installed as memfs.Fail once the repository is set up; its
 	// index counts the run's operations from 0.
 	fail func(i int, ev memfs.Event) error
+	// keep keeps the pack instead of loose objects.
+	keep bool
 }
 
 // objPath returns the final name of id in the in-memory repository.
@@ -99,6 +101,9 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 		r.reported = append(r.reported, objPath(id))
 		mu.Unlock()
 	}}
+	if cfg.keep {
+		opts.Keep = &unpack.Keep{File: true, Message: "kept in memory"}
+	}
 	r.res, r.err = unpack.Run(context.Background(), bytes.NewReader(pack), store, r.policy, opts)
 	return r
 }
