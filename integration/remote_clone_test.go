@@ -73,8 +73,8 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 }
 
 // TestRemoteShallow clones with --depth 1 through the helper and with
-// stock git: the shallow file, refs and objects must agree; then
-// --unshallow completes both.
+// stock git: the shallow file, refs and objects must agree; then --deepen
+// (relative to the boundary) and --unshallow.
 func TestRemoteShallow(t *testing.T) {
 	forKinds(t, func(t *testing.T, env []string, up upstream) {
 		work := t.TempDir()
@@ -92,10 +92,18 @@ func TestRemoteShallow(t *testing.T) {
 		if s := shallow(ours); strings.TrimSpace(s) != "true" {
 			t.Fatalf("ours is not shallow: %s", s)
 		}
+		sameShallow(t, ours, theirs)
 		if a, b := gittest.Git(t, env, theirs, "rev-list", "--count", "HEAD"), gittest.Git(t, env, ours, "rev-list", "--count", "HEAD"); a != b {
 			t.Fatalf("history: git %s, ours %s", a, b)
 		}
 
+		c, _ = durable(t, env, ours, "fetch", "--deepen=2")
+		mustRun(t, c, "fetch --deepen=2 through the helper")
+		gittest.Git(t, env, theirs, "fetch", "-q", "--deepen=2")
+		if a, b := gittest.Git(t, env, theirs, "rev-list", "--count", "HEAD"), gittest.Git(t, env, ours, "rev-list", "--count", "HEAD"); a != b || a == "1\n" {
+			t.Fatalf("after --deepen=2: git %s, ours %s", a, b)
+		}
+		sameShallow(t, ours, theirs)
 		c, _ = durable(t, env, ours, "fetch", "--unshallow")
 		mustRun(t, c, "fetch --unshallow through the helper")
 		gittest.Git(t, env, theirs, "fetch", "-q", "--unshallow")
@@ -154,4 +162,14 @@ func TestRemoteMirror(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sameShallow fails unless both clones record the same shallow boundary.
+func sameShallow(t *testing.T, ours, theirs string) {
+	t.Helper()
+	a, err1 := os.ReadFile(filepath.Join(theirs, ".git/shallow"))
+	b, err2 := os.ReadFile(filepath.Join(ours, ".git/shallow"))
+	if err1 != nil || err2 != nil || sortedLines(string(a)) != sortedLines(string(b)) {
+		t.Fatalf("shallow files differ (%v, %v):\ngit:\n%s\nours:\n%s", err1, err2, a, b)
+	}
 }

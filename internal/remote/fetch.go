@@ -151,6 +151,12 @@ func (h *helper) uploadRequest(adv *capability.List, wants, haves, shallow []plu
 	switch {
 	case h.set.depth > 0:
 		req.Depth = packp.DepthCommits(h.set.depth)
+		if h.set.deepenRel {
+			if !adv.Supports(capability.DeepenRelative) {
+				return nil, fmt.Errorf("'%s' does not support --deepen", h.url)
+			}
+			set(capability.DeepenRelative)
+		}
 	case !h.set.deepenSince.IsZero():
 		if !adv.Supports(capability.DeepenSince) {
 			return nil, fmt.Errorf("'%s' does not support --shallow-since", h.url)

@@ -12,8 +12,9 @@ import (
 // settings are what git said with "option" commands.
 type settings struct {
 	progress      bool
-	verbosity     int // 1 by default, 0 with -q, 2 and up with -v
-	depth         int // 0: no deepening
+	verbosity     int  // 1 by default, 0 with -q, 2 and up with -v
+	depth         int  // 0: no deepening
+	deepenRel     bool // depth counts from the shallow boundary (--deepen)
 	deepenSince   time.Time
 	followTags    bool
 	cloning       bool
@@ -78,6 +79,8 @@ func (h *helper) option(arg string) string {
 		}
 		s.deepenSince = t
 		return "ok"
+	case "deepen-relative":
+		return flag(&s.deepenRel)
 	case "followtags":
 		return flag(&s.followTags)
 	case "cloning":

@@ -32,7 +32,7 @@ func TestOption(t *testing.T) {
 		{"cas refs/heads/main:" + "0123456789012345678901234567890123456789", "ok"},
 		{"cas refs/heads/main", "error invalid cas 'refs/heads/main'"},
 		{"deepen-not main", "unsupported"},
-		{"deepen-relative true", "unsupported"},
+		{"deepen-relative true", "ok"},
 		{"filter blob:none", "unsupported"},
 		{"family ipv4", "unsupported"},
 		{"pushcert true", "unsupported"},
@@ -43,7 +43,7 @@ func TestOption(t *testing.T) {
 		}
 	}
 	s := h.set
-	if !s.progress || s.verbosity != 0 || s.depth != 1 || !s.followTags || !s.cloning || !s.checkConn ||
+	if !s.progress || s.verbosity != 0 || s.depth != 1 || !s.deepenRel || !s.followTags || !s.cloning || !s.checkConn ||
 		!s.updateShallow || !s.objectFormat || !s.dryRun || !s.force || !s.atomic || len(s.cas) != 1 {
 		t.Errorf("settings: %+v", s)
 	}

@@ -44,9 +44,18 @@ func TestUploadRequest(t *testing.T) {
 	if !strings.Contains(caps(req), "include-tag") || strings.Contains(caps(req), "no-progress") || !strings.Contains(caps(req), "shallow") {
 		t.Errorf("request: %s", caps(req))
 	}
-	if req.Depth != packp.DepthCommits(3) || len(req.Shallows) != 1 {
-		t.Errorf("depth %v, shallows %v", req.Depth, req.Shallows)
+	if req.Depth != packp.DepthCommits(3) || len(req.Shallows) != 1 || strings.Contains(caps(req), "deepen-relative") {
+		t.Errorf("depth %v, shallows %v, %s", req.Depth, req.Shallows, caps(req))
 	}
+	h.set.deepenRel = true
+	if req, err = h.uploadRequest(adv, want, nil, shallow); err == nil {
+		t.Error("deepen-relative without the upstream's support")
+	}
+	adv.Set(capability.DeepenRelative)
+	if req, err = h.uploadRequest(adv, want, nil, shallow); err != nil || !strings.Contains(caps(req), "deepen-relative") {
+		t.Errorf("deepen-relative: %v %v", req, err)
+	}
+	h.set.deepenRel = false
 
 	h.set.depth, h.set.deepenSince = 0, time.Unix(1700000000, 0)
 	if req, err = h.uploadRequest(adv, want, nil, nil); err != nil || req.Depth != packp.DepthSince(time.Unix(1700000000, 0)) {
