@@ -50,21 +50,44 @@ func (s *Store) encoder() (*encoder, *sync.Pool, error) {
 // Write writes the object id (type t, data) into the store's own directory
 // and publishes it through tx. The caller computed id from the data.
 func (s *Store) Write(tx *batch.Transaction, id object.ID, t object.Type, data []byte) error {
+	w, err := s.Prepare(tx, id, t, data)
+	if err != nil {
+		return err
+	}
+	return s.Publish(tx, w)
+}
+
+// Written is an object written to its temporary file, not yet published.
+type Written struct {
+	f  batch.File
+	id object.ID
+}
+
+// Prepare writes the object id to a temporary file in its fan-out
+// directory; Publish (possibly on another goroutine) makes it an object.
+// Until then it is not in the store.
+func (s *Store) Prepare(tx *batch.Transaction, id object.ID, t object.Type, data []byte) (*Written, error) {
 	dir := s.shardDir(s.dir, id)
 	if err := s.ensureShard(tx, id); err != nil {
-		return err
+		return nil, err
 	}
 	f, err := s.createTemp(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.encode(f, t, data); err != nil {
 		f.Close()
 		s.fs.Remove(f.Name())
-		return err
+		return nil, err
 	}
-	return s.publish(tx, f, id)
+	return &Written{f: f, id: id}, nil
 }
+
+// ID returns the id of the prepared object.
+func (w *Written) ID() object.ID { return w.id }
+
+// Publish syncs, closes and renames a prepared object through tx.
+func (s *Store) Publish(tx *batch.Transaction, w *Written) error { return s.publish(tx, w.f, w.id) }
 
 // encode writes zlib(header + data) to f.
 func (s *Store) encode(f batch.File, t object.Type, data []byte) error {

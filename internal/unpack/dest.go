@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"io"
+	"sync"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/loose"
@@ -18,24 +19,101 @@ type dest interface {
 	read(id object.ID) (object.Type, []byte, error)
 	// stream takes a big blob's data from the pack without holding it.
 	stream(size int64, r io.Reader) (id object.ID, wrote bool, err error)
+	// wait returns once everything written is published.
+	wait() error
 }
 
-// looseDest writes every new object as a loose object of the store.
+// publishers is how many objects may wait at once for their writeout and
+// rename: the device works on several while the CPUs go on.
+const publishers = 8
+
+// looseDest writes every new object as a loose object of the store. The
+// worker writes the temporary file; publishers give it its writeout and
+// rename, so that waiting for the device overlaps with the work of
+// resolving. Until published, an object is read from memory.
 type looseDest struct {
 	store *loose.Store
 	tx    *batch.Transaction
+	fail  func(error)
+
+	queue chan *pending
+	wg    sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[object.ID]*pending
+	direct   bool // after wait: write and publish on the caller's goroutine
 }
 
-func (d looseDest) write(id object.ID, typ object.Type, data []byte) (bool, error) {
+type pending struct {
+	w    *loose.Written
+	typ  object.Type
+	data []byte
+}
+
+func newLooseDest(store *loose.Store, tx *batch.Transaction, fail func(error)) *looseDest {
+	d := &looseDest{store: store, tx: tx, fail: fail, queue: make(chan *pending, 2*publishers),
+		inflight: map[object.ID]*pending{}}
+	for i := 0; i < publishers; i++ {
+		d.wg.Add(1)
+		go d.publish()
+	}
+	return d
+}
+
+func (d *looseDest) publish() {
+	defer d.wg.Done()
+	for p := range d.queue {
+		if err := d.store.Publish(d.tx, p.w); err != nil {
+			d.fail(err)
+		}
+		d.mu.Lock()
+		delete(d.inflight, p.w.ID())
+		d.mu.Unlock()
+	}
+}
+
+func (d *looseDest) write(id object.ID, typ object.Type, data []byte) (bool, error) {
 	need, err := d.store.Need(id)
 	if err != nil || !need {
 		return false, err
 	}
-	return true, d.store.Write(d.tx, id, typ, data)
+	d.mu.Lock()
+	direct := d.direct
+	d.mu.Unlock()
+	if direct {
+		return true, d.store.Write(d.tx, id, typ, data)
+	}
+	w, err := d.store.Prepare(d.tx, id, typ, data)
+	if err != nil {
+		return false, err
+	}
+	p := &pending{w: w, typ: typ, data: data}
+	d.mu.Lock()
+	d.inflight[id] = p
+	d.mu.Unlock()
+	d.queue <- p
+	return true, nil
 }
 
-func (d looseDest) read(id object.ID) (object.Type, []byte, error) { return d.store.Read(id) }
+func (d *looseDest) read(id object.ID) (object.Type, []byte, error) {
+	d.mu.Lock()
+	p, ok := d.inflight[id]
+	d.mu.Unlock()
+	if ok {
+		return p.typ, p.data, nil
+	}
+	return d.store.Read(id)
+}
 
-func (d looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
+func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 	return d.store.WriteStream(d.tx, object.Blob, size, r)
+}
+
+func (d *looseDest) wait() error {
+	close(d.queue)
+	d.wg.Wait()
+	d.mu.Lock()
+	d.direct = true
+	d.mu.Unlock()
+	return nil
 }

@@ -96,9 +96,12 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
-	u.dest = looseDest{store, u.tx}
+	var ld *looseDest
 	var pd *packDest
-	if opts.Keep != nil {
+	if opts.Keep == nil {
+		ld = newLooseDest(store, u.tx, u.fail)
+		u.dest = ld
+	} else {
 		var err error
 		if pd, err = newPackDest(u); err != nil {
 			return Result{}, errors.Join(err, u.tx.End())
@@ -120,6 +123,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	u.flush()
 	close(u.jobs)
 	u.wg.Wait()
+	if ld != nil {
+		ld.wait() // before the --strict writes, which go straight to the store
+	}
 	err := u.finish(trailerErr)
 	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
 	if pd != nil && err == nil {
