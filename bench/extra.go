@@ -37,7 +37,6 @@ func syscallsPerObject(r *runner, objects int) (map[string]float64, error) {
 		cmd.Stdin = in
 		b, err := cmd.CombinedOutput()
 		in.Close()
-		os.RemoveAll(repo)
 		if err != nil {
 			return nil, fmt.Errorf("strace %s: %v\n%s", v.name, err, b)
 		}

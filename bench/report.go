@@ -80,6 +80,8 @@ func report(w io.Writer, vs []variant, res map[string][]sample, objects int, lar
 	check("ours batch ≤ 1.25× ours none", r2 <= 1.25, fmt.Sprintf("%.2f×", r2))
 	r3 := st["ours batch"].wall / st["git batch"].wall
 	check("ours batch ≤ 0.4× git batch", r3 <= 0.4, fmt.Sprintf("%.2f×", r3))
+	r4 := st["ours keep"].wall / st["git index-pack"].wall
+	check("ours keep ≤ 1.2× git index-pack --stdin", r4 <= 1.2, fmt.Sprintf("%.2f×", r4))
 	if n, ok := sys["ours batch"]; ok {
 		check("≤ 6 system calls per object in batch mode", n <= 6, fmt.Sprintf("%.2f", n))
 	}
