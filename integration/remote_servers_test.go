@@ -202,8 +202,14 @@ func checkBatches(t *testing.T, stats []remote.BatchStats) {
 		t.Fatal("no fetch batch was recorded")
 	}
 	for _, s := range stats {
-		switch s.Path {
-		case "batch":
+		switch {
+		case s.Pack != "" && s.Path == "batch":
+			// A kept pack: its .pack, .idx, .rev and .keep written out,
+			// one flush after the .idx.
+			if s.WriteoutOnly != 4 || s.HardwareFlush != 1 || s.Error != "" {
+				t.Errorf("batch %d kept pack %s with %d writeouts, %d hardware flushes", s.Batch, s.Pack, s.WriteoutOnly, s.HardwareFlush)
+			}
+		case s.Path == "batch":
 			flushes := int64(1)
 			if s.Written == 0 {
 				flushes = 0 // nothing renamed, nothing to flush
@@ -211,7 +217,7 @@ func checkBatches(t *testing.T, stats []remote.BatchStats) {
 			if s.HardwareFlush != flushes || s.WriteoutOnly != int64(s.Written) || s.Error != "" {
 				t.Errorf("batch %d: %d objects written, %d writeouts, %d hardware flushes; want a writeout each and 1 flush", s.Batch, s.Written, s.WriteoutOnly, s.HardwareFlush)
 			}
-		case "fallback-fsync":
+		case s.Path == "fallback-fsync":
 			t.Logf("fallback path (%s)", s.Reason)
 			if s.HardwareFlush < int64(s.Written) {
 				t.Errorf("fallback: %d objects written, %d flushes", s.Written, s.HardwareFlush)

@@ -46,48 +46,50 @@ func (h *helper) fetch(cmds []string) error {
 	} else {
 		wants = without(wants, haves)
 	}
-	reply := "\n"
+	reply := ""
 	if len(wants) > 0 {
-		ok, err := h.fetchPack(r.GitDir, wants, haves)
+		rcv, err := h.fetchPack(r.GitDir, wants, haves)
 		if err != nil {
 			return err
 		}
-		if ok && h.set.checkConn {
-			reply = "connectivity-ok\n\n"
+		if rcv.lock != "" {
+			reply += "lock " + rcv.lock + "\n"
+		}
+		if rcv.connected && h.set.checkConn {
+			reply += "connectivity-ok\n"
 		}
 	}
-	return h.write(reply)
+	return h.write(reply + "\n")
 }
 
-// fetchPack asks the upstream for wants and receives the pack; it reports
-// whether the received objects were verified to be connected.
-func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (bool, error) {
+// fetchPack asks the upstream for wants and receives the pack.
+func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (received, error) {
 	up := h.up
 	h.up = nil // a v0 session serves one request
 	if up == nil {
 		var err error
 		if up, err = h.openUpload(); err != nil {
-			return false, err
+			return received{}, err
 		}
 		if up == nil {
-			return false, fmt.Errorf("'%s' is empty now; nothing to fetch", h.url)
+			return received{}, fmt.Errorf("'%s' is empty now; nothing to fetch", h.url)
 		}
 	}
 	defer up.sess.Close()
 	shallow, err := readShallow(gitDir)
 	if err != nil {
-		return false, err
+		return received{}, err
 	}
 	req, err := h.uploadRequest(up.refs.Capabilities, wants, haves, shallow)
 	if err != nil {
-		return false, err
+		return received{}, err
 	}
 	resp, err := up.sess.UploadPack(h.ctx, req)
 	if err != nil {
 		if errors.Is(err, transport.ErrEmptyUploadPackRequest) {
-			return false, fmt.Errorf("'%s' sent no pack", h.url)
+			return received{}, fmt.Errorf("'%s' sent no pack", h.url)
 		}
-		return false, err
+		return received{}, err
 	}
 	defer resp.Close()
 	var in io.Reader = resp
@@ -103,21 +105,21 @@ func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (bool, e
 		d.Progress = rl
 		in = d
 	}
-	connected, err := h.unpack(in, wants)
+	rcv, err := h.unpack(in, wants)
 	if err != nil {
-		return false, err
+		return received{}, err
 	}
 	// What follows the pack (a flush in side-band mode) must end cleanly.
 	if _, err := io.Copy(io.Discard, io.LimitReader(in, 1<<20)); err != nil {
-		return false, err
+		return received{}, err
 	}
 	if err := resp.Close(); err != nil {
-		return false, err
+		return received{}, err
 	}
 	if err := h.updateShallow(gitDir, shallow, resp, up.refs); err != nil {
-		return false, err
+		return received{}, err
 	}
-	return connected, nil
+	return rcv, nil
 }
 
 // uploadRequest builds the want/have request from what the upstream

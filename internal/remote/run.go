@@ -92,6 +92,11 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if err == nil {
 		return nil
 	}
+	if h.ctx.Err() != nil {
+		// Interrupted: whatever failed (a read from a connection the
+		// cancellation closed, say) failed because of it.
+		return h.ctx.Err()
+	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}

@@ -29,6 +29,9 @@ type BatchStats struct {
 	Existing int     `json:"existing"`
 	Repaired int64   `json:"repaired"`
 	Seconds  float64 `json:"seconds"`
+	// Pack is the checksum of the pack the batch kept (at or above the
+	// unpack limit) instead of writing loose objects.
+	Pack string `json:"pack,omitempty"`
 	// Error says why the batch failed; what was written before is durable.
 	Error string `json:"error,omitempty"`
 	batch.Stats
@@ -41,7 +44,7 @@ func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d ti
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	bs := BatchStats{URL: h.url, Batch: h.batchN, Objects: res.Objects, Bytes: res.Bytes, Written: res.Written,
-		Existing: res.Existing, Repaired: repaired, Seconds: d.Seconds(), Stats: st}
+		Existing: res.Existing, Repaired: repaired, Seconds: d.Seconds(), Pack: res.Pack, Stats: st}
 	if err != nil {
 		bs.Error = h.describe(&packError{err: err})
 	}

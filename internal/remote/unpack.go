@@ -4,31 +4,43 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/progress"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
+// received is what a fetch batch left in the repository.
+type received struct {
+	connected bool   // the objects were verified to be connected
+	lock      string // the .keep of a kept pack, for git to remove
+}
+
 // unpack writes the pack stream in into the repository through the
 // project's unpacker, with the durability policy of the repository's
 // settings (batch unless configured otherwise: a writeout per object, one
-// flush after the last rename). When it returns, every object is durable.
-// It reports whether the objects were verified to be connected, which is
-// checked only when git asked for it.
-func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (connected bool, err error) {
+// flush after the last rename). A pack of at least the unpack limit is kept
+// as one pack with its index instead of loose objects. When it returns,
+// every object is durable. Connectivity is checked only when git asked.
+func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
-		return false, err
+		return rcv, err
 	}
 	set, err := r.Config.Settings(h.env.Getenv)
 	if err != nil {
-		return false, err
+		return rcv, err
+	}
+	limit, err := unpackLimit(r.Config)
+	if err != nil {
+		return rcv, err
 	}
 	for _, w := range set.Warnings {
 		fmt.Fprintf(h.errw, "warning: %s\n", w)
@@ -40,7 +52,8 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (connected bool, er
 	})
 	defer store.Close()
 	policy := batch.New(batch.OS, r.ObjectDir, batch.Options{Method: set.Method, NoFlush: set.NoFlush})
-	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw}
+	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw, UnpackLimit: limit}
+	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
 	var cl *closure
 	if h.set.checkConn {
 		cl = newClosure(r.Format)
@@ -59,20 +72,49 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (connected bool, er
 	st := policy.Stats()
 	h.account(res, st, store.Repaired(), time.Since(start), err)
 	if err != nil {
-		return false, &packError{err: err}
+		return rcv, &packError{err: err}
 	}
 	if meter != nil {
 		meter.Done()
 	}
+	rcv.lock = res.KeepPath
 	if cl == nil {
-		return false, nil
+		return rcv, nil
 	}
 	ids := make([]object.ID, 0, len(wants))
 	for _, w := range wants {
 		id, _ := object.IDFromBytes(w[:])
 		ids = append(ids, id)
 	}
-	return cl.connected(store, ids), nil
+	rcv.connected = cl.connected(store, ids)
+	return rcv, nil
+}
+
+// defaultUnpackLimit: packs of at least this many objects are kept as
+// packs. git's own default is 100; loose objects are what this project
+// makes durable cheaply, and git's maintenance repacks at 6,700 of them.
+const defaultUnpackLimit = 10000
+
+// unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else the
+// default. 0 (as in git) keeps every pack.
+func unpackLimit(c repo.Config) (uint32, error) {
+	for _, key := range []string{"fetch.unpackLimit", "transfer.unpackLimit"} {
+		if c.Has(key) {
+			v, err := c.Int(key, 0)
+			if err != nil {
+				return 0, err
+			}
+			return uint32(max(v, 0)), nil
+		}
+	}
+	return defaultUnpackLimit, nil
+}
+
+// keepMessage is what git's fetch-pack writes into the .keep of a pack it
+// keeps until the refs are updated.
+func keepMessage() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("fetch-pack %d on %s", os.Getpid(), host)
 }
 
 // packError is a failure of the pack the upstream sent (or of writing
