@@ -59,7 +59,8 @@ func Decode(raw []byte) (object.Type, []byte, error) {
 	if err != nil {
 		return object.Bad, nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*4+int64(len(body)))))
+	// zlib expands at most 1032:1: no honest object needs more room.
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*1032+int64(len(body)))))
 	buf.Write(body)
 	if int64(buf.Len()) > size {
 		return object.Bad, nil, fmt.Errorf("%w: longer than its header says", ErrCorrupt)

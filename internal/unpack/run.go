@@ -278,11 +278,17 @@ func (u *unpacker) addEntry(off int64) int32 {
 	return int32(len(u.entries) - 1)
 }
 
+// streamAbove: non-delta blobs larger than this are streamed whatever
+// core.bigFileThreshold says (git holds them in memory up to 512 MiB). The
+// loose object written is the same; memory stays near 64 MiB plus the
+// largest delta result instead of twice the largest blob.
+const streamAbove = 16 << 20
+
 // entry reads one entry's data and hands it on.
 func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 	var data []byte
 	var err error
-	big := e.Type == object.Blob && e.Size > u.opts.BigFileThreshold
+	big := e.Type == object.Blob && e.Size > min(u.opts.BigFileThreshold, streamAbove)
 	if big {
 		err = u.stream(r, idx, e)
 	} else {
