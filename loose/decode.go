@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 
@@ -83,6 +84,16 @@ func Decode(raw []byte) (object.Type, []byte, error) {
 		return object.Bad, nil, fmt.Errorf("%w: garbage at end of loose object", ErrCorrupt)
 	}
 	return t, buf.Bytes(), nil
+}
+
+// inflaters keeps zlib readers (each with its 32 KiB window) for reuse.
+var inflaters sync.Pool
+
+func inflater(src io.Reader) (io.ReadCloser, error) {
+	if zr, ok := inflaters.Get().(io.ReadCloser); ok {
+		return zr, zr.(zlib.Resetter).Reset(src, nil)
+	}
+	return zlib.NewReader(src)
 }
 
 // ParseHeader splits "<type> <size>\x00<rest>".

@@ -408,9 +408,11 @@ func (u *unpacker) flush() {
 func readEntry(r io.Reader, size int64) ([]byte, error) {
 	buf := make([]byte, 0, min(size, 8<<20))
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		if len(buf) == cap(buf) && int64(len(buf)) < size {
+			buf = append(buf, 0)[:len(buf)] // the data outgrew the first allocation
 		}
+		// At the declared size the buffer is full: the Reader then only
+		// checks that the entry ends there.
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
