@@ -72,13 +72,6 @@ func (tx *Transaction) Commit(f File, final string) error {
 	return err
 }
 
-// Renames returns the number of objects published so far.
-func (tx *Transaction) Renames() int {
-	tx.mu.Lock()
-	defer tx.mu.Unlock()
-	return tx.renames
-}
-
 // End makes the batch durable. On the batch path the object renamed last is
 // the Last one: it gets the single full flush, after its rename. On the
 // fsync and fallback paths every directory that received a new name is

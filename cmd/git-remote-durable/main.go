@@ -8,22 +8,13 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"golang.org/x/term"
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/remote"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := remote.Run(ctx, os.Args[1:], cli.Env{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
-	}, remote.Options{})
-	stop()
-	os.Exit(cli.Exit(err, os.Stdout, os.Stderr))
+	cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+		return remote.Run(ctx, args, env, remote.Options{})
+	})
 }

@@ -5,23 +5,6 @@
 // before it exits.
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
+import "github.com/git-durable/git-durable/internal/cli"
 
-	"golang.org/x/term"
-
-	"github.com/git-durable/git-durable/internal/cli"
-)
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cli.Unpack(ctx, os.Args[1:], cli.Env{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
-	})
-	stop()
-	os.Exit(cli.Exit(err, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(cli.Unpack) }

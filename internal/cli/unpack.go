@@ -198,15 +198,27 @@ func limitMemory() {
 	}
 }
 
+// Stats is the line --stats prints, and the heart of each line the remote
+// helper records per fetch batch: what the unpack did, and the sync
+// counters with git's trace2 names.
+type Stats struct {
+	Objects  int     `json:"objects"`
+	Bytes    int64   `json:"bytes"`
+	Written  int     `json:"written"`
+	Existing int     `json:"existing"`
+	Repaired int64   `json:"repaired"`
+	Seconds  float64 `json:"seconds"`
+	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
+	batch.Stats
+}
+
+// NewStats gathers the stats of one unpack.
+func NewStats(res unpack.Result, st batch.Stats, repaired int64, d time.Duration) Stats {
+	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
+		Repaired: repaired, Seconds: d.Seconds(), Pack: res.Pack, Stats: st}
+}
+
 func writeStats(env Env, res unpack.Result, st batch.Stats, repaired int64, d time.Duration) {
-	line, _ := json.Marshal(struct {
-		Objects  int     `json:"objects"`
-		Bytes    int64   `json:"bytes"`
-		Written  int     `json:"written"`
-		Existing int     `json:"existing"`
-		Repaired int64   `json:"repaired"`
-		Seconds  float64 `json:"seconds"`
-		batch.Stats
-	}{res.Objects, res.Bytes, res.Written, res.Existing, repaired, d.Seconds(), st})
+	line, _ := json.Marshal(NewStats(res, st, repaired, d))
 	fmt.Fprintf(env.Stderr, "%s\n", line)
 }

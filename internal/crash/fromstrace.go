@@ -34,15 +34,11 @@ func FromStrace(calls []Call) ([]Event, error) {
 		e        Event
 	}
 	var out []keyed
-	cwd := map[int]string{}
+	cwd := cwds{}
 	meta := map[string][]Call{} // path → metadata calls naming it
 	var flushes []Call
 	for i, c := range calls {
-		for _, a := range c.Args {
-			if strings.HasPrefix(a, "AT_FDCWD<") {
-				cwd[c.Pid] = FdPath(a)
-			}
-		}
+		cwd.see(c)
 		if !c.OK() {
 			continue
 		}

@@ -41,13 +41,9 @@ func checkOrder(calls []Call, isFinal func(string) bool) (OrderReport, error) {
 	var rep OrderReport
 	wroteOut := map[string]int{} // tmp path → completion line of its writeout
 	lastRenameEnd := -1
-	cwd := map[int]string{}
+	cwd := cwds{}
 	for _, c := range calls {
-		for _, a := range c.Args {
-			if strings.HasPrefix(a, "AT_FDCWD<") {
-				cwd[c.Pid] = FdPath(a)
-			}
-		}
+		cwd.see(c)
 		if !c.OK() {
 			continue
 		}

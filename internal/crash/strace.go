@@ -129,3 +129,15 @@ func StrArg(arg string) string {
 	}
 	return strings.Trim(arg, `"`)
 }
+
+// cwds tracks each process's working directory, from the AT_FDCWD<…>
+// annotations strace -y prints, to resolve relative paths.
+type cwds map[int]string
+
+func (m cwds) see(c Call) {
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "AT_FDCWD<") {
+			m[c.Pid] = FdPath(a)
+		}
+	}
+}

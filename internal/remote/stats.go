@@ -21,20 +21,11 @@ const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
 
 // BatchStats is one line of the StatsEnv file.
 type BatchStats struct {
-	URL      string  `json:"url"`
-	Batch    int     `json:"batch"` // 1 for the session's first fetch batch
-	Objects  int     `json:"objects"`
-	Bytes    int64   `json:"bytes"`
-	Written  int     `json:"written"`
-	Existing int     `json:"existing"`
-	Repaired int64   `json:"repaired"`
-	Seconds  float64 `json:"seconds"`
-	// Pack is the checksum of the pack the batch kept (at or above the
-	// unpack limit) instead of writing loose objects.
-	Pack string `json:"pack,omitempty"`
+	URL   string `json:"url"`
+	Batch int    `json:"batch"` // 1 for the session's first fetch batch
+	cli.Stats
 	// Error says why the batch failed; what was written before is durable.
 	Error string `json:"error,omitempty"`
-	batch.Stats
 }
 
 // account adds a batch's counters to the session's totals, appends its
@@ -43,8 +34,7 @@ func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d ti
 	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Batch: h.batchN, Objects: res.Objects, Bytes: res.Bytes, Written: res.Written,
-		Existing: res.Existing, Repaired: repaired, Seconds: d.Seconds(), Pack: res.Pack, Stats: st}
+	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: cli.NewStats(res, st, repaired, d)}
 	if err != nil {
 		bs.Error = h.describe(&packError{err: err})
 	}

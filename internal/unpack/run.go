@@ -332,14 +332,11 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 		base = k
 	}
 	if base >= 0 {
-		j.base = base
-		if !u.entries[base].done {
-			u.waiting[base] = append(u.waiting[base], j)
-			u.mu.Unlock()
-			return
-		}
+		ready := u.toEntry(j, base)
 		u.mu.Unlock()
-		u.submit(j)
+		if ready {
+			u.submit(j)
+		}
 		return
 	}
 	u.mu.Unlock()
@@ -358,18 +355,27 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 	// while the store was asked.
 	u.mu.Lock()
 	if k, ok := u.ids[baseID]; ok {
-		j.base = k
-		if !u.entries[k].done {
-			u.waiting[k] = append(u.waiting[k], j)
-			u.mu.Unlock()
-			return
-		}
+		ready := u.toEntry(j, k)
 		u.mu.Unlock()
-		u.submit(j)
+		if ready {
+			u.submit(j)
+		}
 		return
 	}
 	u.pending[baseID] = append(u.pending[baseID], j)
 	u.mu.Unlock()
+}
+
+// toEntry points the delta j at the base entry k and says whether k is
+// done (the caller then submits j, once u.mu is unlocked); if not, j waits
+// for k. u.mu must be held.
+func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
+	j.base = k
+	if u.entries[k].done {
+		return true
+	}
+	u.waiting[k] = append(u.waiting[k], j)
+	return false
 }
 
 // Jobs go to the workers in batches, to wake them (and switch goroutines)

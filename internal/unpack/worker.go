@@ -67,11 +67,9 @@ func (u *unpacker) redirect(j *job, err error) int {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if k, ok := u.ids[j.baseID]; ok {
-		j.base = k
-		if u.entries[k].done {
+		if u.toEntry(j, k) {
 			return ready
 		}
-		u.waiting[k] = append(u.waiting[k], j)
 		return parked
 	}
 	u.pending[j.baseID] = append(u.pending[j.baseID], j)
