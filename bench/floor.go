@@ -125,6 +125,22 @@ func writeSizes(dir, out string) (int, error) {
 	}
 	defer f.Close()
 	w := bufio.NewWriter(f)
+	n, err := eachLoose(dir, func(shard string, e os.DirEntry) error {
+		info, err := e.Info()
+		if err == nil {
+			fmt.Fprintf(w, "%s/%s %d\n", shard, e.Name(), info.Size())
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, w.Flush()
+}
+
+// eachLoose calls fn for every loose object under the objects directory
+// dir (temporary files left out) and returns how many there are.
+func eachLoose(dir string, fn func(shard string, e os.DirEntry) error) (int, error) {
 	n := 0
 	shards, _ := os.ReadDir(dir)
 	for _, s := range shards {
@@ -133,13 +149,14 @@ func writeSizes(dir, out string) (int, error) {
 		}
 		entries, _ := os.ReadDir(filepath.Join(dir, s.Name()))
 		for _, e := range entries {
-			info, err := e.Info()
-			if err != nil {
-				return 0, err
+			if strings.HasPrefix(e.Name(), "tmp_") {
+				continue
 			}
-			fmt.Fprintf(w, "%s/%s %d\n", s.Name(), e.Name(), info.Size())
+			if err := fn(s.Name(), e); err != nil {
+				return n, err
+			}
 			n++
 		}
 	}
-	return n, w.Flush()
+	return n, nil
 }

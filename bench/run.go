@@ -160,19 +160,7 @@ func counters(path string) (writeouts, flushes int64) {
 
 // countLoose counts the loose objects under objects/.
 func countLoose(dir string) int {
-	n := 0
-	shards, _ := os.ReadDir(dir)
-	for _, s := range shards {
-		if len(s.Name()) != 2 {
-			continue
-		}
-		names, _ := os.ReadDir(filepath.Join(dir, s.Name()))
-		for _, e := range names {
-			if !strings.HasPrefix(e.Name(), "tmp_") {
-				n++
-			}
-		}
-	}
+	n, _ := eachLoose(dir, func(string, os.DirEntry) error { return nil })
 	return n
 }
 

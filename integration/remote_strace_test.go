@@ -42,16 +42,7 @@ func TestRemoteStraceFetch(t *testing.T) {
 	if len(stats) != 1 {
 		t.Fatalf("%d fetch batches, want 1", len(stats))
 	}
-	f, err := os.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	calls, err := crash.ParseStrace(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := crash.CheckOrder(calls)
+	rep, err := crash.CheckOrder(readTrace(t, trace))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,13 @@ func straced(t *testing.T, env []string, repo string, pack []byte, args ...strin
 	if c.Code != 0 {
 		t.Fatalf("git %v under strace: exit %d\n%s", args, c.Code, c.Stderr)
 	}
-	f, err := os.Open(out)
+	return readTrace(t, out)
+}
+
+// readTrace parses an strace output file.
+func readTrace(t *testing.T, path string) []crash.Call {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
