@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/git-durable/git-durable/pack"
@@ -78,7 +81,44 @@ func Describe(err error) (lines []string, kind Kind) {
 	case errors.Is(err, context.Canceled):
 		return []string{"fatal: interrupted"}, Fatal
 	}
+	if lines := writeFailure(err); lines != nil {
+		return lines, Fatal
+	}
 	return []string{"fatal: " + err.Error()}, Fatal
+}
+
+// writeFailure says what git says when writing a loose object fails (a
+// full disk, an I/O error), or nil for another error.
+func writeFailure(err error) []string {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &le) && strings.Contains(le.Old, "tmp_obj_"):
+		return []string{"error: unable to write file " + le.New + ": " + strerror(le.Err), "fatal: failed to write object"}
+	case !errors.As(err, &pe) || !strings.Contains(pe.Path, "tmp_obj_") && !strings.HasSuffix(filepath.Dir(pe.Path), "objects"):
+		return nil
+	}
+	switch pe.Op {
+	case "open", "mkdir":
+		return []string{"error: unable to create temporary file: " + strerror(pe.Err), "fatal: failed to write object"}
+	case "write":
+		return []string{"fatal: unable to write loose object file: " + strerror(pe.Err)}
+	case "sync_file_range", "fsync":
+		return []string{"fatal: fsync error on '" + pe.Path + "': " + strerror(pe.Err)}
+	case "close":
+		return []string{"fatal: error when closing loose object file: " + strerror(pe.Err)}
+	}
+	return nil
+}
+
+// strerror renders an error as C's strerror does: "No space left on
+// device" where Go says "no space left on device".
+func strerror(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // errorLines are the texts git gives error() for an entry-level failure.
