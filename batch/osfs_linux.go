@@ -53,8 +53,12 @@ func fsKind(name string) string {
 	if err := unix.Statfs(name, &st); err != nil {
 		return ""
 	}
-	if s, ok := fsNames[int64(st.Type)]; ok {
-		return s
+	kind, ok := fsNames[int64(st.Type)]
+	if !ok {
+		return fmt.Sprintf("0x%x", st.Type)
 	}
-	return fmt.Sprintf("0x%x", st.Type)
+	if kind == "ext4" {
+		return extKind(name)
+	}
+	return kind
 }

@@ -44,8 +44,20 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// env is the sealed environment with the built binaries first on PATH.
+// env is the sealed environment with the built binaries first on PATH. It
+// sets GIT_DURABLE_FORCE_BATCH: most tests check the batch scheme's system
+// calls and results in temporary directories, whose filesystem (on CI, an
+// ext4 without a journal) may not make that scheme sound — the binaries
+// would fall back to fsync there. What real filesystems do with the scheme
+// is proven by the block-level tests, which use realEnv.
 func env(t testing.TB, extra ...string) []string {
+	t.Helper()
+	return realEnv(t, append([]string{"GIT_DURABLE_FORCE_BATCH=1"}, extra...)...)
+}
+
+// realEnv is env without GIT_DURABLE_FORCE_BATCH: the binaries choose the
+// sync path for the filesystem they find.
+func realEnv(t testing.TB, extra ...string) []string {
 	t.Helper()
 	gittest.Need(t)
 	return gittest.Env(t, append([]string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}, extra...)...)

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -260,4 +261,34 @@ func TestPackHeaderOption(t *testing.T) {
 		t.Fatalf("exit git %d ours %d: %s", git.Code, ours.Code, ours.Stderr)
 	}
 	sameObjects(t, env, git, ours)
+}
+
+// TestBatchNeedsASoundFilesystem runs without GIT_DURABLE_FORCE_BATCH in a
+// temporary directory: the batch path runs only on a filesystem known to
+// make it sound (ext4 with a journal and barriers, xfs, tmpfs), and
+// elsewhere the fallback runs and says why; with the variable, batch runs.
+func TestBatchNeedsASoundFilesystem(t *testing.T) {
+	src := gittest.Init(t, realEnv(t), true, "")
+	gittest.History(t, realEnv(t), src, 10, 5)
+	pack := packOf(t, realEnv(t), src, "", "--all")
+	for _, e := range [][]string{realEnv(t), env(t)} {
+		repo := gittest.Init(t, e, true, "")
+		r := unpackInto(t, e, repo, "unpack-durable", pack, "--stats")
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+		}
+		var st struct{ Path, Reason string }
+		json.Unmarshal(r.Stderr, &st)
+		forced := len(e) > 0 && strings.Contains(strings.Join(e, "\n"), "GIT_DURABLE_FORCE_BATCH=1")
+		switch {
+		case forced && st.Path != "batch":
+			t.Errorf("forced: path %q", st.Path)
+		case !forced && st.Path == "fallback-fsync" && !strings.Contains(st.Reason, "filesystem"):
+			t.Errorf("fallback without a reason: %+v", st)
+		case !forced && st.Path != "batch" && st.Path != "fallback-fsync":
+			t.Errorf("path %q", st.Path)
+		}
+		t.Logf("forced=%v: %s (%s)", forced, st.Path, st.Reason)
+		gittest.Fsck(t, e, repo)
+	}
 }

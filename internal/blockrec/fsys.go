@@ -3,6 +3,7 @@
 package blockrec
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,6 +25,10 @@ type FS struct {
 	// Fsck is the read-only check of an unmounted image; the image path is
 	// appended. It must exit 0 on a consistent filesystem.
 	Fsck []string
+	// Repair, when set, is run on each crash image before it is mounted,
+	// as a boot does for a filesystem without a journal (e2fsck -fy); the
+	// image path is appended. An exit code of 4 or more is a failure.
+	Repair []string
 }
 
 // Ext4 returns an ext4 of size bytes: no discard, no lazy initialization
@@ -89,6 +94,24 @@ func (fsys FS) Make(image string) error {
 // and returns an error with its output unless it found nothing to fix.
 func (fsys FS) Check(image string) error {
 	return run(append(fsys.Fsck, image)...)
+}
+
+// repair runs the Repair command on image, if there is one. Exit codes
+// below 4 mean "clean" or "errors corrected" (e2fsck's convention).
+func (fsys FS) repair(image string) error {
+	if len(fsys.Repair) == 0 {
+		return nil
+	}
+	args := append(append([]string{}, fsys.Repair...), image)
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() < 4 {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // run runs a command and returns an error that holds its output when it

@@ -104,6 +104,10 @@ func (s *Scenario) Run() (*Verdict, error) {
 	}
 	err = Replay(s.Base, s.Log, s.Log.Points(opts), image, func(p Point) error {
 		v.Images++
+		if err := s.FS.repair(image); err != nil {
+			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
+			return nil
+		}
 		m, err := MountFile(s.FS, image, mnt)
 		if err != nil {
 			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))

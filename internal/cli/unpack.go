@@ -137,7 +137,7 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 		Alternates: loose.SplitAlternates(env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
 	})
 	defer store.Close()
-	policy := batch.New(batch.OS, r.ObjectDir, batch.Options{Method: set.Method, NoFlush: set.NoFlush})
+	policy := set.Policy(batch.OS, r.ObjectDir)
 	in := env.Stdin
 	if a.header != nil {
 		in = io.MultiReader(bytes.NewReader(a.header), in)

@@ -51,7 +51,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 		Alternates: loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
 	})
 	defer store.Close()
-	policy := batch.New(batch.OS, r.ObjectDir, batch.Options{Method: set.Method, NoFlush: set.NoFlush})
+	policy := set.Policy(batch.OS, r.ObjectDir)
 	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw, UnpackLimit: limit}
 	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
 	var cl *closure

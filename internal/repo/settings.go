@@ -13,6 +13,7 @@ import (
 type Settings struct {
 	Method           batch.Method
 	NoFlush          bool // GIT_TEST_FSYNC is false: skip full flushes
+	ForceBatch       bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
 	Compression      int  // core.looseCompression, else core.compression, else 1
 	PackCompression  int  // pack.compression, else core.compression, else -1
 	BigFileThreshold int64
@@ -35,6 +36,9 @@ func (c Config) Settings(getenv func(string) string) (Settings, error) {
 			return s, fmt.Errorf("bad boolean environment value '%s' for 'GIT_TEST_FSYNC'", v)
 		}
 		s.NoFlush = !on
+	}
+	if v := getenv("GIT_DURABLE_FORCE_BATCH"); v != "" {
+		s.ForceBatch, _ = ParseBool(v)
 	}
 	s.Compression = 1
 	for _, key := range []string{"core.compression", "core.looseCompression"} {
@@ -74,6 +78,12 @@ func (c Config) Settings(getenv func(string) string) (Settings, error) {
 		return s, fmt.Errorf("invalid mode for object creation: %s", e.Value)
 	}
 	return s, nil
+}
+
+// Policy returns the durability policy of these settings for the objects
+// directory dir.
+func (s Settings) Policy(fsys batch.FS, dir string) *batch.Policy {
+	return batch.New(fsys, dir, batch.Options{Method: s.Method, NoFlush: s.NoFlush, Force: s.ForceBatch})
 }
 
 // parseShared is git's git_config_perm.
