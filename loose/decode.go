@@ -39,18 +39,19 @@ const maxHeader = 64
 
 // Decode inflates the bytes of a loose object file and returns its type and
 // data. The data must be exactly as long as the header says, the zlib
-// stream must end right after it, and the file right after the stream. Memory grows with the data actually
-// inflated, not with the size the header claims.
+// stream must end right after it, and the file right after the stream.
+// Memory grows with the data actually inflated, not with the size the
+// header claims.
 func Decode(raw []byte) (object.Type, []byte, error) {
 	if len(raw) == 0 {
 		return object.Bad, nil, fmt.Errorf("%w: empty file", ErrCorrupt)
 	}
 	br := bytes.NewReader(raw)
-	zr, err := zlib.NewReader(br)
+	zr, err := inflater(br)
 	if err != nil {
 		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	defer zr.Close()
+	defer inflaters.Put(zr)
 	var hdr [maxHeader]byte
 	n, err := io.ReadFull(zr, hdr[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
@@ -60,8 +61,9 @@ func Decode(raw []byte) (object.Type, []byte, error) {
 	if err != nil {
 		return object.Bad, nil, err
 	}
-	// zlib expands at most 1032:1: no honest object needs more room.
-	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*1032+int64(len(body)))))
+	// A first guess from the file's size; the buffer grows with what
+	// really inflates, never to the size a (truncated) header claims.
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*4+int64(len(body)))))
 	buf.Write(body)
 	if int64(buf.Len()) > size {
 		return object.Bad, nil, fmt.Errorf("%w: longer than its header says", ErrCorrupt)

@@ -16,11 +16,13 @@ import (
 
 // sealed sets the process environment to gittest's sealed one (the helper
 // runs git, which reads it), with GIT_DIR set to gitDir, or unset when it
-// is empty, and returns it as a list for gittest's commands.
+// is empty, and returns it as a list for gittest's commands. The batch
+// scheme is forced: the tests check its counters in temporary directories,
+// whatever filesystem those are on.
 func sealed(t *testing.T, gitDir string) []string {
 	t.Helper()
 	gittest.Need(t)
-	env := gittest.Env(t)
+	env := gittest.Env(t, "GIT_DURABLE_FORCE_BATCH=1")
 	for _, kv := range env {
 		if k, v, _ := strings.Cut(kv, "="); k != "PATH" {
 			t.Setenv(k, v)
