@@ -40,7 +40,7 @@ func TestWriteReadByGit(t *testing.T) {
 		objs := filepath.Join(repo, "objects")
 		s := loose.Open(batch.OS, objs, loose.Options{Format: f})
 		p := batch.New(batch.OS, objs, batch.Options{Method: batch.Batch, Force: true}) // the counters of the scheme, on any filesystem
-		big := bytes.Repeat([]byte("big blob data "), 200000) // above the streaming threshold
+		big := bytes.Repeat([]byte("big blob data "), 200000)                           // above the streaming threshold
 		var ids []object.ID
 		for _, data := range [][]byte{nil, []byte("hello\n"), big} {
 			ids = append(ids, write(t, s, p, object.Blob, data))
