@@ -47,7 +47,7 @@ type Store struct {
 	repaired atomic.Int64
 	broken   sync.Map // ids whose loose copy Need found broken
 	freshMu  sync.Mutex
-	freshed  map[string]bool // packs already freshened in this run
+	freshed  map[string]error // packs freshened in this run, and how that went
 }
 
 // Open returns the store of the objects directory dir.
@@ -59,7 +59,7 @@ func Open(fsys batch.FS, dir string, opts Options) *Store {
 	if opts.Compression != nil {
 		level = *opts.Compression
 	}
-	s := &Store{fs: fsys, dir: dir, opts: opts, level: level, umask: umask(), freshed: map[string]bool{}}
+	s := &Store{fs: fsys, dir: dir, opts: opts, level: level, umask: umask(), freshed: map[string]error{}}
 	s.primary = newSource(s, dir)
 	return s
 }
@@ -109,20 +109,24 @@ func (s *Store) Has(id object.ID) (bool, error) {
 // good copy.
 func (s *Store) Read(id object.ID) (object.Type, []byte, error) {
 	t, data, err := s.primary.read(id)
-	if !errors.Is(err, ErrNotFound) {
+	if err == nil || !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt) {
 		return t, data, err
 	}
+	first := err // a broken copy here is reported if no source has a good one
 	alts, aerr := s.alternates()
 	if aerr != nil {
 		return object.Bad, nil, aerr
 	}
 	for _, a := range alts {
 		t, data, err = a.read(id)
-		if !errors.Is(err, ErrNotFound) {
+		if err == nil || !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt) {
 			return t, data, err
 		}
+		if errors.Is(first, ErrNotFound) {
+			first = err
+		}
 	}
-	return object.Bad, nil, err
+	return object.Bad, nil, first
 }
 
 // Need reports whether id must be written: it is absent, or the only copy
@@ -133,11 +137,14 @@ func (s *Store) Need(id object.ID) (need bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	// As git does, an object whose copy cannot be freshened (another
+	// user's file in a shared repository, a read-only alternate) is
+	// written here anew, so that a prune does not take it.
 	switch state {
 	case good:
-		return false, s.freshenLoose(s.primary, id)
+		return s.freshenLoose(s.primary, id) != nil, nil
 	case packed:
-		return false, s.freshenPack(s.primary, id)
+		return s.freshenPack(s.primary, id) != nil, nil
 	case broken:
 		s.broken.Store(id, true)
 		return true, nil
@@ -151,9 +158,6 @@ func (s *Store) Need(id object.ID) (need bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		// As git does, an object whose alternate copy cannot be freshened
-		// (a read-only alternate) is written here, so that it survives a
-		// prune of the alternate.
 		switch st {
 		case good:
 			return s.freshenLoose(a, id) != nil, nil
@@ -174,16 +178,20 @@ func (s *Store) freshenLoose(src *source, id object.ID) error {
 
 func (s *Store) freshenPack(src *source, id object.ID) error {
 	name := src.packOf(id)
-	s.freshMu.Lock()
-	defer s.freshMu.Unlock()
-	if name == "" || s.freshed[name] {
+	if name == "" {
 		return nil
 	}
-	s.freshed[name] = true
-	if err := s.fs.Chtimes(name, time.Now()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	s.freshMu.Lock()
+	defer s.freshMu.Unlock()
+	if err, done := s.freshed[name]; done {
+		return err // once per pack and run, and the same answer every time
 	}
-	return nil
+	err := s.fs.Chtimes(name, time.Now())
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	s.freshed[name] = err
+	return err
 }
 
 func (s *Store) shardDir(dir string, id object.ID) string {

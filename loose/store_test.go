@@ -2,13 +2,16 @@ package loose_test
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/memfs"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
@@ -171,5 +174,43 @@ func TestDecodeRejects(t *testing.T) {
 	typ, data, err := loose.Decode(deflate("tree 0\x00"))
 	if err != nil || typ != object.Tree || len(data) != 0 {
 		t.Errorf("empty tree: %v %q %v", typ, data, err)
+	}
+}
+
+// noChtimes is a filesystem on which timestamps cannot be changed, as in a
+// shared repository whose objects another user wrote.
+type noChtimes struct{ batch.FS }
+
+func (noChtimes) Chtimes(string, time.Time) error { return fs.ErrPermission }
+
+// TestBrokenHereGoodInAlternate: a broken loose copy in the repository
+// must not hide a good one in an alternate (the healing case), and an
+// object whose copy cannot be freshened is written anew, as git does.
+func TestBrokenHereGoodInAlternate(t *testing.T) {
+	m := memfs.New("/alt/objects", "/repo/objects/info")
+	alt := loose.Open(m, "/alt/objects", loose.Options{})
+	tx := batch.New(m, "/alt/objects", batch.Options{}).Begin()
+	id, _ := object.SHA1.Sum(object.Blob, []byte("good\n"))
+	if err := alt.Write(tx, id, object.Blob, []byte("good\n")); err != nil {
+		t.Fatal(err)
+	}
+	d, rest := id.Shard()
+	m.Mkdir("/repo/objects/"+d, 0o777)
+	f, _ := m.Create("/repo/objects/"+d+"/"+rest, 0o444) // empty: what a crash leaves
+	f.Close()
+	info, _ := m.Create("/repo/objects/info/alternates", 0o644)
+	info.Write([]byte("/alt/objects\n"))
+	info.Close()
+
+	s := loose.Open(m, "/repo/objects", loose.Options{})
+	if typ, data, err := s.Read(id); err != nil || typ != object.Blob || string(data) != "good\n" {
+		t.Errorf("read %v %q %v", typ, data, err)
+	}
+	if need, err := s.Need(id); !need || err != nil {
+		t.Errorf("need %v %v: the broken copy here must be repaired", need, err)
+	}
+	s = loose.Open(noChtimes{m}, "/alt/objects", loose.Options{})
+	if need, err := s.Need(id); !need || err != nil {
+		t.Errorf("need %v %v: a copy that cannot be freshened must be written anew", need, err)
 	}
 }
