@@ -12,6 +12,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/crash"
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/packtest"
+	"github.com/git-durable/git-durable/object"
 )
 
 // packFiles returns the files of objects/pack in repo, by extension.
@@ -203,4 +205,29 @@ func TestKeepStraceOrder(t *testing.T) {
 		t.Errorf("%+v", rep)
 	}
 	gittest.Fsck(t, env, repo)
+}
+
+// TestKeepDeltaBeforeStreamedBase keeps a pack whose REF_DELTA comes before
+// its base, a blob big enough to be streamed: the base must be read back
+// from the kept pack only once it is all there.
+func TestKeepDeltaBeforeStreamedBase(t *testing.T) {
+	env := env(t)
+	big := make([]byte, 17<<20)
+	for i := range big {
+		big[i] = byte(i*7 + i>>10)
+	}
+	id, _ := object.SHA1.Sum(object.Blob, big)
+	b := &packtest.Builder{}
+	b.RefDelta(id, (&packtest.Delta{}).Copy(0, 1000).Insert([]byte("tail\n")).Bytes(uint64(len(big)), 1005))
+	b.Object(object.Blob, big)
+	for _, args := range [][]string{{"--keep"}, nil} {
+		repo := gittest.Init(t, env, true, "")
+		if r := unpackInto(t, env, repo, "unpack-durable", b.Pack(), args...); r.Code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.Code, r.Stderr)
+		}
+		gittest.Fsck(t, env, repo)
+		if n := strings.Count(gittest.Objects(t, env, repo), "\n"); n != 2 {
+			t.Errorf("%v: %d objects", args, n)
+		}
+	}
 }

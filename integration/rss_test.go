@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,6 +62,21 @@ func liarPacks() []hostile {
 	b = &packtest.Builder{}
 	b.RefDelta(blobID("nowhere"), (&packtest.Delta{}).Copy(0, 4).Bytes(1<<30, 1<<30))
 	add("REF delta on a missing base claims 1 GiB", b)
+
+	// Delta bombs: "copy 64 KiB" is one byte, so a few bytes of delta can
+	// describe gigabytes from a small base. git believes them and
+	// allocates; ours refuses past 4× base and delta (or 64 MiB).
+	big := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	for _, n := range []int{16 << 10, 1 << 20} {          // 1 GiB and 64 GiB results
+		d := &packtest.Delta{}
+		for i := 0; i < n; i++ {
+			d.Copy(0, 0x10000)
+		}
+		b = &packtest.Builder{}
+		b.Object(object.Blob, big)
+		b.OfsDelta(0, d.Bytes(uint64(len(big)), uint64(n)<<16))
+		add(fmt.Sprintf("delta bomb: %d bytes describe %d GiB", n, n>>14), b)
+	}
 
 	count := (&packtest.Builder{}).Pack()
 	binary.BigEndian.PutUint32(count[8:], 0xffffffff)

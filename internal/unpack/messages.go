@@ -51,6 +51,8 @@ func Describe(err error) (lines []string, kind Kind) {
 			pre = []string{"error: unexpected delta opcode 0"}
 		case errors.Is(err, pack.ErrDeltaCorrupt):
 			pre = []string{"error: delta replay has gone wild"}
+		case errors.Is(err, ErrExpansion):
+			pre = []string{"error: " + de.Err.Error()}
 		}
 		return append(pre, "fatal: failed to apply delta"), Fatal
 	case errors.As(err, &se):

@@ -287,22 +287,26 @@ const streamAbove = 16 << 20
 // entry reads one entry's data and hands it on.
 func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 	var data []byte
+	var id object.ID
 	var err error
 	big := e.Type == object.Blob && e.Size > min(u.opts.BigFileThreshold, streamAbove)
 	if big {
-		err = u.stream(r, idx, e)
+		id, err = u.stream(r, e)
 	} else {
 		data, err = readEntry(r, e.Size)
 	}
 	if err == nil && u.opts.Keep != nil {
 		var crc uint32
-		crc, err = r.CRC32()
+		crc, err = r.CRC32() // also passes the whole entry on to the kept pack
 		u.mu.Lock()
 		u.entries[idx].crc = crc
 		u.mu.Unlock()
 	}
-	if err != nil || big {
+	if err != nil {
 		return err
+	}
+	if big {
+		return u.settleStreamed(idx, id)
 	}
 	switch e.Type {
 	case object.OfsDelta:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -195,4 +196,32 @@ func TestBudget(t *testing.T) {
 	}
 	b.release(100)
 	<-done
+}
+
+// TestLongChainBeforeItsBase resolves a chain of 8,000 REF deltas that
+// all come before the one full object, each waiting for the one before:
+// with a 1 MiB goroutine stack, so that resolving by recursion would die.
+func TestLongChainBeforeItsBase(t *testing.T) {
+	const n = 8000
+	contents := [][]byte{[]byte("chain 0\n")}
+	var deltas [][]byte
+	for i := 1; i <= n; i++ {
+		prev := contents[i-1]
+		next := fmt.Appendf(nil, "chain %d\n", i)
+		contents = append(contents, next)
+		deltas = append(deltas, (&packtest.Delta{}).Insert(next).Bytes(uint64(len(prev)), uint64(len(next))))
+	}
+	b := &packtest.Builder{}
+	for i := n; i >= 1; i-- {
+		id, _ := object.SHA1.Sum(object.Blob, contents[i-1])
+		b.RefDelta(id, deltas[i-1])
+	}
+	b.Object(object.Blob, contents[0])
+	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
+	m := memfs.New(objs)
+	store, policy := newStore(m)
+	res, err := Run(context.Background(), bytes.NewReader(b.Pack()), store, policy, Options{})
+	if err != nil || res.Written != n+1 {
+		t.Fatalf("%+v %v", res, err)
+	}
 }

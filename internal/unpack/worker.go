@@ -103,24 +103,68 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 
 // apply applies a delta job to its base and resolves the result.
 func (u *unpacker) apply(h *object.Hasher, j *job, typ object.Type, base []byte) {
-	data, err := pack.ApplyDelta(nil, base, j.data)
-	if err != nil {
-		u.fail(&DeltaError{Err: err})
-		return
-	}
-	u.resolve(h, j.idx, typ, data)
+	u.resolveAll(h, []waiter{{j, typ, base}})
 }
 
-// resolve hashes a complete object, writes it (or holds it back under
-// --strict), marks its entry done and resolves the deltas that waited for
-// it, with the data in hand.
+// waiter is a delta whose base is in hand.
+type waiter struct {
+	j    *job
+	typ  object.Type
+	base []byte
+}
+
+// resolve settles a complete object, then the deltas that waited for it.
 func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []byte) {
+	u.resolveAll(h, u.settle(h, idx, typ, data))
+}
+
+// resolveAll resolves deltas whose bases are in hand, and the deltas that
+// waited for their results, and so on, with an explicit stack: a chain of
+// any length costs no goroutine stack, and a base is dropped as soon as its
+// last waiting delta is taken off the stack.
+func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
+	for len(stack) > 0 {
+		w := stack[len(stack)-1]
+		stack[len(stack)-1] = waiter{}
+		stack = stack[:len(stack)-1]
+		data, err := applyDelta(w.base, w.j.data)
+		if err != nil {
+			u.fail(&DeltaError{Err: err})
+			continue
+		}
+		stack = append(stack, u.settle(h, w.j.idx, w.typ, data)...)
+	}
+}
+
+// ErrExpansion means a delta describes a result far larger than the base
+// and the delta together: a few bytes of "copy 64 KiB" instructions can
+// describe gigabytes (a delta bomb). git's pack-objects never makes a delta
+// whose result is more than about twice its base.
+var ErrExpansion = errors.New("delta result too large for its base and delta")
+
+// maxExpansion bounds a delta's result: 4× its base and delta, or 64 MiB.
+func maxExpansion(base, delta int) uint64 {
+	return max(64<<20, 4*uint64(base+delta))
+}
+
+// applyDelta applies delta to base within maxExpansion.
+func applyDelta(base, delta []byte) ([]byte, error) {
+	if _, size, _, err := pack.DeltaHeader(delta); err == nil && size > maxExpansion(len(base), len(delta)) {
+		return nil, fmt.Errorf("%w: %d bytes from a base of %d and a delta of %d", ErrExpansion, size, len(base), len(delta))
+	}
+	return pack.ApplyDelta(nil, base, delta)
+}
+
+// settle hashes a complete object, writes it (or holds it back under
+// --strict), marks its entry done and returns the deltas that waited for
+// it, with their base in hand.
+func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []byte) []waiter {
 	h.Begin(typ, int64(len(data)))
 	h.Write(data)
 	id, err := h.Sum()
 	if errors.Is(err, object.ErrCollision) {
 		u.fail(&CollisionError{ID: id})
-		return
+		return nil
 	}
 	u.mu.Lock()
 	u.entries[idx].id = id
@@ -131,16 +175,22 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 	u.mu.Unlock()
 	if err := u.keep(id, typ, data, dup); err != nil {
 		u.fail(err)
-		return
+		return nil
 	}
 	if u.opts.Object != nil {
 		u.opts.Object(id, typ, data)
 	}
 	u.done(idx, id, typ)
 	u.cache.put(id, typ, data)
-	for _, k := range u.takeWaiting(idx, id) {
-		u.apply(h, k, typ, data)
+	return withBase(u.takeWaiting(idx, id), typ, data)
+}
+
+func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
+	out := make([]waiter, len(jobs))
+	for i, j := range jobs {
+		out[i] = waiter{j, typ, base}
 	}
+	return out
 }
 
 // keep writes a new object, holds it back under --strict, or notes that it
@@ -196,39 +246,45 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 	return kids
 }
 
-// stream writes a big non-delta blob straight from the pack to the store.
-func (u *unpacker) stream(r io.Reader, idx int32, e pack.Entry) error {
+// stream writes a big non-delta blob straight from the pack to the store
+// and returns its id; settleStreamed finishes it once the entry is
+// consumed.
+func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 	id, wrote, err := u.dest.stream(e.Size, r)
 	var ie *pack.InflateError
 	if errors.As(err, &ie) && ie.Code != 1 {
-		return fmt.Errorf("inflate returned (%d)", ie.Code) // git dies here
+		return id, fmt.Errorf("inflate returned (%d)", ie.Code) // git dies here
 	}
 	if err != nil {
-		return err
+		return id, err
 	}
+	u.count(wrote)
+	return id, nil
+}
+
+// settleStreamed marks a streamed blob done and resolves the deltas that
+// waited for it, reading it back once. It runs after the whole entry was
+// consumed, so that a kept pack already holds all of it.
+func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
 	u.mu.Lock()
 	u.entries[idx].id = id
 	if _, dup := u.ids[id]; !dup {
 		u.ids[id] = idx
-	}
-	if wrote {
-		u.written++
-	} else {
-		u.existing++
 	}
 	u.mu.Unlock()
 	if u.opts.Object != nil {
 		u.opts.Object(id, object.Blob, nil)
 	}
 	u.done(idx, id, object.Blob)
-	h := u.fmt.NewHasher()
-	for _, k := range u.takeWaiting(idx, id) {
-		typ, base, err := u.dest.read(id)
-		if err != nil {
-			return &BaseError{ID: id, Err: err}
-		}
-		u.apply(h, k, typ, base)
+	kids := u.takeWaiting(idx, id)
+	if len(kids) == 0 {
+		return nil
 	}
+	typ, base, err := u.dest.read(id)
+	if err != nil {
+		return &BaseError{ID: id, Err: err}
+	}
+	u.resolveAll(u.fmt.NewHasher(), withBase(kids, typ, base))
 	return nil
 }
 
