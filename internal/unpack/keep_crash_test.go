@@ -1,10 +1,12 @@
 package unpack_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/memfs"
 )
 
 // TestKeptPackIsCrashSafe keeps a pack in memory with every method and
@@ -54,5 +56,32 @@ func TestKeptPackMutants(t *testing.T) {
 	}
 	if rep := r.check(t, crash.MJ, files); rep.BadIB == 0 {
 		t.Errorf("a pack published without writeouts passed I-b: %v", rep)
+	}
+}
+
+// TestKeptPackFailureLeavesNothing fails, in turn, the creation and the
+// writes of every file of a kept pack: the run fails and no temporary file
+// of it is left in objects/pack.
+func TestKeptPackFailureLeavesNothing(t *testing.T) {
+	pack := deltaPack(200, "keep failure")
+	for _, kind := range []string{"tmp_pack_", "tmp_idx_", "tmp_rev_", "tmp_keep_"} {
+		for _, op := range []memfs.Op{memfs.OpCreate, memfs.OpWrite} {
+			r := unpackMem(t, pack, runConfig{method: batch.Batch, workers: 2, keep: true,
+				fail: func(i int, ev memfs.Event) error {
+					if ev.Op == op && strings.Contains(ev.Path, kind) {
+						return memfs.ENOSPC
+					}
+					return nil
+				}})
+			if r.err == nil {
+				t.Errorf("%s %s: the run did not fail", op, kind)
+			}
+			names, _ := r.m.ReadDir(objDir + "/pack")
+			for _, n := range names {
+				if strings.HasPrefix(n, "tmp_") {
+					t.Errorf("%s %s failed: %s left behind", op, kind, n)
+				}
+			}
+		}
 	}
 }

@@ -26,6 +26,7 @@ func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, 
 	err = d.err
 	d.mu.Unlock()
 	if err != nil {
+		d.discard()
 		return nil, "", err
 	}
 	u := d.u
@@ -44,23 +45,34 @@ func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, 
 		file, sum = d.file, make([]byte, u.fmt.Size())
 		_, err = d.in.ReadAt(sum, size-int64(len(sum)))
 		d.in.Close()
+		if err != nil {
+			d.discard()
+		}
 	} else {
 		var added []pack.IndexEntry
 		file, sum, added, err = d.complete(hdr, size, thin, keep.Compression)
 		entries = append(entries, added...)
-		d.discard()
+		d.discard() // the received pack; complete removed its own file on failure
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	pack.SortIndexEntries(entries)
 	files := []loose.PackFile{{Ext: "pack", File: file}}
-	var idx, rev bytes.Buffer
-	if _, err := pack.WriteIndex(&idx, entries, sum, u.fmt); err != nil {
+	// Until PublishPack takes them over, a failure removes every file.
+	abort := func(err error) ([]byte, string, error) {
+		for _, f := range files {
+			f.File.Close()
+			d.store.FS().Remove(f.File.Name())
+		}
 		return nil, "", err
 	}
+	pack.SortIndexEntries(entries)
+	var idx, rev bytes.Buffer
+	if _, err := pack.WriteIndex(&idx, entries, sum, u.fmt); err != nil {
+		return abort(err)
+	}
 	if err := pack.WriteReverseIndex(&rev, entries, sum, u.fmt); err != nil {
-		return nil, "", err
+		return abort(err)
 	}
 	contents := map[string][]byte{"idx": idx.Bytes(), "rev": rev.Bytes()}
 	if keep.File {
@@ -71,13 +83,13 @@ func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, 
 	}
 	for ext, data := range contents {
 		f, err := d.store.CreatePackTemp(u.tx, ext)
-		if err == nil {
-			_, err = f.Write(data)
-		}
 		if err != nil {
-			return nil, "", err
+			return abort(err)
 		}
 		files = append(files, loose.PackFile{Ext: ext, File: f})
+		if _, err := f.Write(data); err != nil {
+			return abort(err)
+		}
 	}
 	existed, err := d.store.PublishPack(u.tx, sum, files)
 	if err != nil {
