@@ -46,46 +46,66 @@ func Decode(raw []byte) (object.Type, []byte, error) {
 	if len(raw) == 0 {
 		return object.Bad, nil, fmt.Errorf("%w: empty file", ErrCorrupt)
 	}
-	br := bytes.NewReader(raw)
-	zr, err := inflater(br)
+	var buf *bytes.Buffer
+	t, err := inflate(bytes.NewReader(raw), func(t object.Type, size int64) io.Writer {
+		// A first guess from the file's size; the buffer grows with what
+		// really inflates, never to the size a (truncated) header claims.
+		buf = bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*4+maxHeader)))
+		return buf
+	})
 	if err != nil {
-		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return object.Bad, nil, err
+	}
+	return t, buf.Bytes(), nil
+}
+
+// byteReader is what inflate reads: an io.ByteReader, so that the inflater
+// reads nothing past the end of the zlib stream.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// inflate reads one loose object from r and writes its data to the writer
+// begin returns once the header is known. It checks that the data is as
+// long as the header says, that the zlib stream ends right after it and r
+// right after the stream ("garbage at end of loose object" in git).
+func inflate(r byteReader, begin func(t object.Type, size int64) io.Writer) (object.Type, error) {
+	zr, err := inflater(r)
+	if err != nil {
+		return object.Bad, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	defer inflaters.Put(zr)
 	var hdr [maxHeader]byte
 	n, err := io.ReadFull(zr, hdr[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return object.Bad, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	t, size, body, err := ParseHeader(hdr[:n])
 	if err != nil {
-		return object.Bad, nil, err
+		return object.Bad, err
 	}
-	// A first guess from the file's size; the buffer grows with what
-	// really inflates, never to the size a (truncated) header claims.
-	buf := bytes.NewBuffer(make([]byte, 0, min(size, int64(len(raw))*4+int64(len(body)))))
-	buf.Write(body)
-	if int64(buf.Len()) > size {
-		return object.Bad, nil, fmt.Errorf("%w: longer than its header says", ErrCorrupt)
+	if int64(len(body)) > size {
+		return object.Bad, fmt.Errorf("%w: longer than its header says", ErrCorrupt)
 	}
-	if _, err := io.Copy(buf, io.LimitReader(zr, size-int64(buf.Len())+1)); err != nil {
-		return object.Bad, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	w := begin(t, size)
+	w.Write(body)
+	got, err := io.Copy(w, io.LimitReader(zr, size-int64(len(body))+1))
+	if err != nil {
+		return object.Bad, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if int64(buf.Len()) != size {
-		return object.Bad, nil, fmt.Errorf("%w: %d bytes, header says %d", ErrCorrupt, buf.Len(), size)
+	if got += int64(len(body)); got != size {
+		return object.Bad, fmt.Errorf("%w: %d bytes, header says %d", ErrCorrupt, got, size)
 	}
 	// The stream must end here; this read also checks the Adler-32.
 	var one [1]byte
 	if k, err := zr.Read(one[:]); k != 0 || err != io.EOF {
-		return object.Bad, nil, fmt.Errorf("%w: zlib stream does not end with the data", ErrCorrupt)
+		return object.Bad, fmt.Errorf("%w: zlib stream does not end with the data", ErrCorrupt)
 	}
-	// And the file must end with the stream, as git requires ("garbage at
-	// end of loose object"). br is an io.ByteReader, so the inflater read
-	// nothing past the stream's end.
-	if br.Len() != 0 {
-		return object.Bad, nil, fmt.Errorf("%w: garbage at end of loose object", ErrCorrupt)
+	if _, err := r.ReadByte(); err != io.EOF {
+		return object.Bad, fmt.Errorf("%w: garbage at end of loose object", ErrCorrupt)
 	}
-	return t, buf.Bytes(), nil
+	return t, nil
 }
 
 // inflaters keeps zlib readers (each with its 32 KiB window) for reuse.

@@ -1,7 +1,10 @@
 package loose
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -112,7 +115,7 @@ func (src *source) check(id object.ID) (state, error) {
 		return absent, err
 	}
 	if ok {
-		_, _, err := src.readLoose(id)
+		err := src.verifyLoose(id)
 		switch {
 		case err == nil:
 			return good, nil
@@ -127,6 +130,30 @@ func (src *source) check(id object.ID) (state, error) {
 		return packed, err
 	}
 	return absent, nil
+}
+
+// verifyLoose checks the loose copy of id without inflating it into
+// memory: the data goes through the hasher only.
+func (src *source) verifyLoose(id object.ID) error {
+	raw, err := src.s.fs.ReadFile(src.path(id))
+	if err != nil {
+		return err
+	}
+	if len(raw) == 0 {
+		return &CorruptError{Path: src.path(id), Err: fmt.Errorf("%w: empty file", ErrCorrupt)}
+	}
+	h := src.s.opts.Format.NewHasher()
+	_, err = inflate(bytes.NewReader(raw), func(t object.Type, size int64) io.Writer {
+		h.Begin(t, size)
+		return h
+	})
+	if err != nil {
+		return &CorruptError{Path: src.path(id), Err: err}
+	}
+	if sum, err := h.Sum(); err != nil || sum != id {
+		return &CorruptError{Path: src.path(id), Err: ErrHashMismatch}
+	}
+	return nil
 }
 
 // readLoose reads and verifies the loose copy of id.
