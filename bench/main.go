@@ -64,6 +64,14 @@ func bench() error {
 	defer os.RemoveAll(shm)
 	r := &runner{work: *work, shm: shm, bin: binPath, self: self}
 	defer r.cleanup()
+	if mnt, undo, err := journaled(*work, 16<<30); err == nil {
+		defer undo()
+		r.runs = mnt
+		fmt.Println("runs on a journaled ext4 on a loop device (direct I/O) backed by a file in", *work)
+	} else {
+		r.force = true
+		fmt.Printf("runs in %s without a journaled ext4 (%v): GIT_DURABLE_FORCE_BATCH=1, batch is measured but not durable there\n", *work, err)
+	}
 
 	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", *files, *commits)
 	r.packPath = filepath.Join(*work, fmt.Sprintf("history-%d-%d.pack", *files, *commits))

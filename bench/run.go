@@ -37,6 +37,8 @@ type sample struct {
 // runner holds what every run shares.
 type runner struct {
 	work     string // scratch directory on the disk under test
+	runs     string // where the runs' repositories go ("" = work)
+	force    bool   // set GIT_DURABLE_FORCE_BATCH for ours
 	shm      string // scratch directory on tmpfs
 	bin      string // our binary
 	self     string // this program, for the floor
@@ -49,6 +51,9 @@ type runner struct {
 func (r *runner) repoFor(v variant) (string, error) {
 	r.n++
 	parent := r.work
+	if r.runs != "" {
+		parent = r.runs
+	}
 	if v.tmpfs {
 		parent = r.shm
 	}
@@ -79,6 +84,9 @@ func (r *runner) command(v variant, repo string) *exec.Cmd {
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "GIT_DIR="+repo, "GIT_CONFIG_PARAMETERS="+configParams(v.config))
 	cmd.Env = append(cmd.Env, v.env...)
+	if r.force {
+		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
+	}
 	return cmd
 }
 
@@ -182,7 +190,7 @@ func measureRSS(cmd *exec.Cmd, dir string) string {
 
 // cleanup removes the repositories of every run.
 func (r *runner) cleanup() {
-	for _, parent := range []string{r.work, r.shm} {
+	for _, parent := range []string{r.work, r.runs, r.shm} {
 		runs, _ := filepath.Glob(filepath.Join(parent, "run[0-9]*"))
 		for _, d := range runs {
 			os.RemoveAll(d)
