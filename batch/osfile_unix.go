@@ -62,7 +62,11 @@ func (f *fdFile) Sync() error {
 }
 
 func (f *fdFile) Chmod(perm fs.FileMode) error {
-	if err := unix.Fchmod(f.fd, uint32(perm.Perm()|perm&fs.ModeSetgid)); err != nil {
+	mode := uint32(perm.Perm())
+	if perm&fs.ModeSetgid != 0 {
+		mode |= unix.S_ISGID // Go's mode bit is not the system's
+	}
+	if err := unix.Fchmod(f.fd, mode); err != nil {
 		return &os.PathError{Op: "chmod", Path: f.name, Err: err}
 	}
 	return nil
