@@ -188,14 +188,23 @@ func quiet(fsys blockrec.FS) string {
 func TestBlockReplayBtrfsFallback(t *testing.T) {
 	env := realEnv(t)
 	pack := packOf(t, env, historyRepo(t, env), "main~660\n", "--revs", "--delta-base-offset")
-	r := recordUnpack(t, env, blockrec.Btrfs(128<<20), pack)
-	if r.stats["path"] != "fallback-fsync" || !strings.Contains(fmt.Sprint(r.stats["reason"]), "btrfs") {
-		t.Fatalf("btrfs: the fallback did not run or gave no reason: %v", r.stats)
+	replayFallback(t, env, blockrec.Btrfs(128<<20), pack, "btrfs", 5)
+}
+
+// replayFallback records an unpack on fsys, requires the fallback to have
+// run with a reason naming why, and replays a sample of the flush
+// boundaries before the return and every one after it: every object must
+// be intact in every image and present after the return.
+func replayFallback(t *testing.T, env []string, fsys blockrec.FS, pack []byte, why string, seed uint64) {
+	t.Helper()
+	r := recordUnpack(t, env, fsys, pack)
+	if r.stats["path"] != "fallback-fsync" || !strings.Contains(fmt.Sprint(r.stats["reason"]), why) {
+		t.Fatalf("%s: the fallback did not run or gave no reason: %v", why, r.stats)
 	}
-	r.scenario.Points = blockrec.PointOptions{Subsets: 2, Seed: 5, MaxBoundaries: 40}
-	v := replay(t, "btrfs, fallback", r)
+	r.scenario.Points = blockrec.PointOptions{Subsets: 2, Seed: seed, MaxBoundaries: 40}
+	v := replay(t, why+", fallback", r)
 	if !v.OK() || v.Durable == 0 {
-		t.Fatalf("btrfs, fallback: %s", v)
+		t.Fatalf("%s, fallback: %s", why, v)
 	}
 }
 
@@ -211,13 +220,5 @@ func TestBlockReplayExt4WithoutJournal(t *testing.T) {
 	fsys := blockrec.Ext4(32 << 20)
 	fsys.Mkfs = append(append([]string{}, fsys.Mkfs...), "-O", "^has_journal")
 	fsys.Repair = []string{"e2fsck", "-f", "-y"}
-	r := recordUnpack(t, env, fsys, blockPack(t, env))
-	if r.stats["path"] != "fallback-fsync" || !strings.Contains(fmt.Sprint(r.stats["reason"]), "without a journal") {
-		t.Fatalf("ext4 without a journal: the fallback did not run or gave no reason: %v", r.stats)
-	}
-	r.scenario.Points = blockrec.PointOptions{Subsets: 2, Seed: 7, MaxBoundaries: 40}
-	v := replay(t, "ext4 without a journal, fallback", r)
-	if !v.OK() || v.Durable == 0 {
-		t.Fatalf("ext4 without a journal, fallback: %s", v)
-	}
+	replayFallback(t, env, fsys, blockPack(t, env), "ext4 without a journal", 7)
 }

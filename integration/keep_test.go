@@ -82,10 +82,7 @@ func TestKeepMatchesIndexPack(t *testing.T) {
 // git index-pack --fix-thin lists for the same input.
 func TestKeepThinPack(t *testing.T) {
 	env := env(t)
-	src := gittest.Init(t, env, true, "")
-	gittest.History(t, env, src, 40, 60)
-	old := packOf(t, env, src, "main~20\n", "--revs")
-	thin := packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin", "--delta-base-offset")
+	old, thin := thinPacks(t, env)
 	for _, packed := range []bool{false, true} {
 		var idx [2][]string
 		for i, cmd := range []string{"index-pack", "unpack-durable"} {
@@ -191,11 +188,9 @@ func TestKeepStraceOrder(t *testing.T) {
 		t.Skip("strace is not installed: ", err)
 	}
 	env := env(t)
-	src := gittest.Init(t, env, true, "")
-	gittest.History(t, env, src, 40, 60)
-	thin := packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin")
+	old, thin := thinPacks(t, env)
 	repo := gittest.Init(t, env, true, "")
-	gittest.GitIn(t, env, repo, packOf(t, env, src, "main~20\n", "--revs"), "unpack-objects", "-q")
+	gittest.GitIn(t, env, repo, old, "unpack-objects", "-q")
 	calls := straced(t, env, repo, thin, "unpack-durable", "--keep=strace")
 	rep, err := crash.CheckPackOrder(calls)
 	if err != nil {

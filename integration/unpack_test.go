@@ -70,14 +70,21 @@ func TestMatchesGitOnLargeHistory(t *testing.T) {
 	}
 }
 
+// thinPacks makes a history and returns two packs of it: the objects of
+// main~20 (old), and a thin pack of what main adds to it (OFS deltas, and
+// REF_DELTAs whose bases are only in old).
+func thinPacks(t *testing.T, env []string) (old, thin []byte) {
+	t.Helper()
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 40, 60)
+	return packOf(t, env, src, "main~20\n", "--revs"), packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin", "--delta-base-offset")
+}
+
 // TestThinPack unpacks a thin pack whose REF_DELTA bases are only in the
 // target repository, loose in one run and packed in another.
 func TestThinPack(t *testing.T) {
 	env := env(t)
-	src := gittest.Init(t, env, true, "")
-	gittest.History(t, env, src, 40, 60)
-	old := packOf(t, env, src, "main~20\n", "--revs")
-	thin := packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin", "--delta-base-offset")
+	old, thin := thinPacks(t, env)
 	if _, ref := deltas(t, thin, object.SHA1); ref == 0 {
 		t.Fatal("the thin pack has no REF_DELTA to an outside base")
 	}
