@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +129,6 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	start := time.Now()
-	limitMemory()
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
 		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
 		Alternates: loose.SplitAlternates(env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
@@ -186,16 +183,6 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	}
 	_, err = env.Stdout.Write(res.Rest)
 	return err
-}
-
-// limitMemory asks the Go runtime to collect garbage before the heap
-// passes what the pipeline really holds (delta base cache, queued entries),
-// instead of letting it double: peak memory stays near 64 MiB plus the
-// largest object. A GOMEMLIMIT in the environment wins.
-func limitMemory() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
-	}
 }
 
 // Stats is the line --stats prints, and the heart of each line the remote
