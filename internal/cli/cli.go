@@ -21,6 +21,10 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// LookupEnv, when set, tells a variable set to "" from one not set
+	// (GIT_ALLOW_PROTOCOL="" allows nothing); without it an empty value
+	// counts as unset.
+	LookupEnv func(string) (string, bool)
 	// IsTerminal reports whether stderr is a terminal.
 	IsTerminal bool
 }

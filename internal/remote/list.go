@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"sort"
@@ -100,44 +101,70 @@ func (h *helper) list(forPush bool) error {
 			ar = up.refs
 		}
 	}
-	var b strings.Builder
+	w := bufio.NewWriterSize(h.out, 64<<10)
 	if h.set.objectFormat {
-		b.WriteString(":object-format sha1\n")
+		w.WriteString(":object-format sha1\n")
 	}
 	if ar != nil {
-		writeRefs(&b, ar, !forPush)
+		writeRefs(w, ar, !forPush, h.funnyRef)
 	}
-	b.WriteString("\n")
-	return h.write(b.String())
+	w.WriteString("\n")
+	return w.Flush()
+}
+
+// funnyRef warns of a ref name the upstream advertised that the helper does
+// not pass on to git.
+func (h *helper) funnyRef(name string) {
+	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", printable(name), h.url)
 }
 
 // writeRefs lists an advertisement as git expects from a helper: HEAD
 // first ("@<target> HEAD" when the upstream names its target), then every
-// ref by name, each annotated tag followed by "<peeled> <tag>^{}".
-func writeRefs(b *strings.Builder, ar *packp.AdvRefs, head bool) {
+// ref by name, each annotated tag followed by "<peeled> <tag>^{}". A name
+// that is not a valid ref name (validRef) is never written: funny is told
+// of it instead, and a symref to such a name is dropped, as git drops it.
+func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)) {
 	if head {
 		done := false
 		for _, v := range ar.Capabilities.Get(capability.SymRef) {
-			if from, to, ok := strings.Cut(v, ":"); ok && from == "HEAD" && !done {
-				fmt.Fprintf(b, "@%s HEAD\n", to)
-				done = true
+			from, to, ok := strings.Cut(v, ":")
+			if !ok || from != "HEAD" || done {
+				continue
 			}
+			if !validRef(to) {
+				funny(to)
+				continue
+			}
+			fmt.Fprintf(w, "@%s HEAD\n", to)
+			done = true
 		}
 		if !done && ar.Head != nil {
-			fmt.Fprintf(b, "%s HEAD\n", ar.Head)
+			fmt.Fprintf(w, "%s HEAD\n", ar.Head)
 		}
 	}
 	names := make([]string, 0, len(ar.References))
 	for name := range ar.References {
-		if name != "HEAD" {
-			names = append(names, name)
+		if name == "HEAD" {
+			continue
 		}
+		if !validRef(name) {
+			funny(name)
+			continue
+		}
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(b, "%s %s\n", ar.References[name], name)
+		id := ar.References[name]
+		w.WriteString(id.String())
+		w.WriteByte(' ')
+		w.WriteString(name)
+		w.WriteByte('\n')
 		if p, ok := ar.Peeled[name]; ok {
-			fmt.Fprintf(b, "%s %s^{}\n", p, name)
+			w.WriteString(p.String())
+			w.WriteByte(' ')
+			w.WriteString(name)
+			w.WriteString("^{}\n")
 		}
 	}
 }

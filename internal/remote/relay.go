@@ -42,7 +42,7 @@ func (r *relay) Write(p []byte) (int, error) {
 			if len(r.pending) == 0 {
 				r.pending = append(r.pending, "remote: "...)
 			}
-			r.pending = append(r.pending, p...)
+			r.pending = appendMasked(r.pending, p)
 			if len(r.pending) > maxPending {
 				out.Write(r.pending)
 				out.WriteString("\n")
@@ -57,7 +57,7 @@ func (r *relay) Write(p []byte) (int, error) {
 			r.pending = append(r.pending, "remote: "...)
 		}
 		if i > 0 {
-			r.pending = append(r.pending, p[:i]...)
+			r.pending = appendMasked(r.pending, p[:i])
 			r.pending = append(r.pending, r.suffix...)
 		}
 		r.pending = append(r.pending, p[i])
@@ -77,4 +77,45 @@ func (r *relay) flush() {
 		r.w.Write(append(r.pending, '\n'))
 		r.pending = r.pending[:0]
 	}
+}
+
+// appendMasked appends the upstream's text to dst as newer git's sideband.c
+// shows it: a control character becomes caret notation ("^[" for ESC, "^?"
+// for DEL), so that a server cannot move the cursor, rewrite the screen or
+// set the terminal's title; tab stays, and so does an ANSI colour sequence
+// (ESC '[' digits and ';' 'm'), which servers use in their messages.
+func appendMasked(dst, src []byte) []byte {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c >= 0x20 && c != 0x7f, c == '\t':
+			dst = append(dst, c)
+		case c == 0x1b && colourLen(src[i:]) > 0:
+			n := colourLen(src[i:])
+			dst = append(dst, src[i:i+n]...)
+			i += n - 1
+		case c == 0x7f:
+			dst = append(dst, '^', '?')
+		default:
+			dst = append(dst, '^', c+0x40)
+		}
+	}
+	return dst
+}
+
+// colourLen is the length of the ANSI colour sequence s starts with, or 0.
+func colourLen(s []byte) int {
+	if len(s) < 3 || s[0] != 0x1b || s[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 'm':
+			return i + 1
+		case c == ';' || (c >= '0' && c <= '9'):
+		default:
+			return 0
+		}
+	}
+	return 0
 }

@@ -23,6 +23,10 @@ func TestRelay(t *testing.T) {
 		{"two lines", []string{"a\nb\n"}, ansiSuffix, "remote: a" + ansiSuffix + "\nremote: b" + ansiSuffix + "\n"},
 		{"empty line", []string{"\n"}, ansiSuffix, "remote: \n"},
 		{"unterminated", []string{"bye"}, dumbSuffix, "remote: bye\n"},
+		{"control characters masked", []string{"a\x1b]0;title\x07b\x1b[2Jc\x7f\td\n"}, dumbSuffix,
+			"remote: a^[]0;title^Gb^[[2Jc^?\td" + dumbSuffix + "\n"},
+		{"colour kept", []string{"\x1b[1;31merror\x1b[m: x\n"}, dumbSuffix, "remote: \x1b[1;31merror\x1b[m: x" + dumbSuffix + "\n"},
+		{"masked while pending", []string{"\x1b[H", "x\n"}, dumbSuffix, "remote: ^[[Hx" + dumbSuffix + "\n"},
 	} {
 		var b bytes.Buffer
 		r := &relay{w: &b, suffix: tc.suffix}

@@ -100,7 +100,7 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	fmt.Fprintf(h.errw, "fatal: %s\n", h.describe(err))
+	fmt.Fprintf(h.errw, "fatal: %s\n", printable(oneLine(h.describe(err))))
 	return &cli.ExitError{Code: 128}
 }
 
@@ -128,8 +128,21 @@ func (h *helper) start(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkEndpoint(h.addr, ep); err != nil {
+		return err
+	}
+	cfg, err := h.config()
+	if err != nil {
+		return err
+	}
+	if err := checkAllowed(cfg, h.env, ep.Protocol); err != nil {
+		return err
+	}
 	h.ep = ep
 	h.red.add(ep.Password)
+	if ep.Password != "" {
+		fmt.Fprintf(h.errw, "warning: the URL '%s' carries a password, which git shows and stores as typed (in FETCH_HEAD, the config and its messages); use a credential helper instead (see 'git help credentials')\n", h.url)
+	}
 	return nil
 }
 

@@ -1,0 +1,81 @@
+package remote
+
+import "strings"
+
+// validRef reports whether name is a ref name the helper may print to git:
+// under refs/ and well formed by git's check-ref-format rules. The helper
+// protocol is line based, so a name the upstream chose is checked before it
+// becomes a line: a '\n' inside it would let the upstream write answers to
+// git's later commands ("lock <path>" makes git unlink a file; an empty line
+// ends the list early).
+//
+// The rules (refs.c check_refname_format, no flags): no component empty or
+// beginning with '.', none ending with ".lock"; no "..", no "@{"; no control
+// character, DEL, space, '~', '^', ':', '?', '*', '[' or '\'; the name does
+// not end with '/' or '.'. Requiring "refs/" is stricter
+// than git's check of the advertisement, as git's fetch maps only names
+// under refs/ anyway ("Ignoring funny ref").
+func validRef(name string) bool {
+	if !strings.HasPrefix(name, "refs/") || strings.HasSuffix(name, ".") {
+		return false
+	}
+	for comp := range strings.SplitSeq(name, "/") {
+		if !validComponent(comp) {
+			return false
+		}
+	}
+	return true
+}
+
+// validComponent checks one '/'-separated part of a ref name.
+func validComponent(c string) bool {
+	if c == "" || c[0] == '.' || strings.HasSuffix(c, ".lock") {
+		return false
+	}
+	prev := byte(0)
+	for i := 0; i < len(c); i++ {
+		b := c[i]
+		switch {
+		case b < 0x20 || b == 0x7f:
+			return false
+		case strings.IndexByte(" ~^:?*[\\", b) >= 0:
+			return false
+		case b == '.' && prev == '.':
+			return false
+		case b == '{' && prev == '@':
+			return false
+		}
+		prev = b
+	}
+	return true
+}
+
+// printable returns s as git's usage.c prints text in a "fatal:", "error:"
+// or "warning:" line: every control character but tab and newline, and
+// DEL, becomes '?'. Upstreams choose much of what the helper reports (ref
+// names, error lines, side-band messages); none of it may move the cursor,
+// clear the screen or set a terminal's title.
+func printable(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if isControl(s[i]) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if isControl(c) {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+// isControl reports whether git masks c in a message.
+func isControl(c byte) bool {
+	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
+}

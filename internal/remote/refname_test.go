@@ -1,0 +1,179 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+)
+
+// refNames is a table of names with what git check-ref-format says of them
+// (TestValidRefMatchesGit asks git itself).
+var refNames = []struct {
+	name string
+	ok   bool
+}{
+	{"refs/heads/main", true},
+	{"refs/tags/v1.0", true},
+	{"refs/heads/a-b_c/d.e", true},
+	{"refs/heads/ünïcode", true},
+	{"refs/heads/a\nlock /tmp/x", false},
+	{"refs/heads/a\rb", false},
+	{"refs/heads/a\x7fb", false},
+	{"refs/heads/a\x00b", false},
+	{"refs/heads/a b", false},
+	{"refs/heads/a~1", false},
+	{"refs/heads/a^", false},
+	{"refs/heads/a:b", false},
+	{"refs/heads/a?", false},
+	{"refs/heads/a*", false},
+	{"refs/heads/a[b", false},
+	{"refs/heads/a\\b", false},
+	{"refs/heads/a..b", false},
+	{"refs/heads/a@{1}", false},
+	{"refs/heads/@", true},
+	{"refs/heads/a@b", true},
+	{"refs/heads/.hidden", false},
+	{"refs/heads/a.lock", false},
+	{"refs/heads/a.lock/b", false},
+	{"refs/heads/a.", false},
+	{"refs/heads/a/", false},
+	{"refs/heads//a", false},
+	{"refs/heads/-dash", true},
+	{"refs/", false},
+	{"refs", false},
+	{"HEAD", false}, // not under refs/: HEAD is listed on its own
+	{"heads/main", false},
+	{"", false},
+}
+
+func TestValidRef(t *testing.T) {
+	for _, tc := range refNames {
+		if got := validRef(tc.name); got != tc.ok {
+			t.Errorf("validRef(%q) = %v, want %v", tc.name, got, tc.ok)
+		}
+	}
+}
+
+// TestValidRefMatchesGit checks the table against git check-ref-format for
+// every name git can take as an argument (no NUL).
+func TestValidRefMatchesGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, tc := range refNames {
+		if strings.ContainsRune(tc.name, 0) || !strings.HasPrefix(tc.name, "refs/") {
+			continue
+		}
+		err := exec.Command("git", "check-ref-format", tc.name).Run()
+		if git := err == nil; git != tc.ok {
+			t.Errorf("git check-ref-format %q: valid=%v, table says %v", tc.name, git, tc.ok)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":              "plain",
+		"tab\tand\nnewline":  "tab\tand\nnewline",
+		"esc\x1b[2Jclear":    "esc?[2Jclear",
+		"cr\rbell\a del\x7f": "cr?bell? del?",
+		"ünï":                "ünï",
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// helperLine is every line writeRefs may print: a ref (or a peeled tag),
+// HEAD by id or as a symref.
+var helperLine = regexp.MustCompile(`^(?:[0-9a-f]{40} (refs/[^\x00-\x20\x7f]+?)(?:\^\{\})?|[0-9a-f]{40} HEAD|@(refs/[^\x00-\x20\x7f]+) HEAD)$`)
+
+// advertisement builds a v0 ref advertisement of pkt-lines.
+func advertisement(t testing.TB, lines ...string) []byte {
+	var b bytes.Buffer
+	e := pktline.NewEncoder(&b)
+	for _, l := range lines {
+		if err := e.EncodeString(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// listOf decodes an advertisement and returns what writeRefs prints and
+// the names it refused.
+func listOf(adv []byte) (string, []string, error) {
+	ar := packp.NewAdvRefs()
+	if err := ar.Decode(bytes.NewReader(adv)); err != nil {
+		return "", nil, err
+	}
+	var out bytes.Buffer
+	var funny []string
+	w := bufio.NewWriter(&out)
+	writeRefs(w, ar, true, func(n string) { funny = append(funny, n) })
+	w.Flush()
+	return out.String(), funny, nil
+}
+
+const oid1 = "1111111111111111111111111111111111111111"
+
+// TestListDropsFunnyRefs: an upstream that puts a newline in a ref name or
+// a symref target cannot make the helper print a line of its choosing.
+func TestListDropsFunnyRefs(t *testing.T) {
+	adv := advertisement(t,
+		oid1+" refs/heads/a\nlock /tmp/victim\x00symref=HEAD:refs/heads/x\n\nlock /tmp/v2 multi_ack\n",
+		oid1+" refs/heads/main\n",
+		oid1+" refs/heads/b\n\n",
+		oid1+" refs/tags/t..u\n",
+		oid1+" refs/tags/ok\n",
+		oid1+" refs/tags/ok^{}\n",
+	)
+	out, funny, err := listOf(adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oid1 + " refs/heads/main\n" + oid1 + " refs/tags/ok\n" + oid1 + " refs/tags/ok^{}\n"
+	if out != want {
+		t.Errorf("list printed\n%q\nwant\n%q", out, want)
+	}
+	if len(funny) < 3 {
+		t.Errorf("warned of %q, want the newline names, the bad symref and t..u", funny)
+	}
+}
+
+// FuzzList: whatever the advertisement, every line writeRefs prints is a
+// helper-protocol line naming a valid ref.
+func FuzzList(f *testing.F) {
+	f.Add(advertisement(f, oid1+" refs/heads/main\x00symref=HEAD:refs/heads/main\n", oid1+" refs/tags/v^{}\n"))
+	f.Add(advertisement(f, oid1+" refs/heads/a\nlock /x\x00symref=HEAD:refs/heads/\nb\n"))
+	f.Add(advertisement(f, oid1+" capabilities^{}\x00symref=HEAD:refs/heads/a\n"))
+	f.Fuzz(func(t *testing.T, adv []byte) {
+		out, _, err := listOf(adv)
+		if err != nil {
+			return
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if out == "" {
+				break
+			}
+			m := helperLine.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("list printed %q", l)
+			}
+			name := m[1] + m[2]
+			if name != "" && !validRef(name) {
+				t.Fatalf("list printed the invalid name %q", name)
+			}
+		}
+	})
+}
