@@ -105,12 +105,16 @@ func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (receive
 		d.Progress = rl
 		in = d
 	}
-	rcv, err := h.unpack(in, wants)
+	// A reader ahead of the unpacker may meet a channel-3 error after the
+	// pack's trailer and drop it; the sticky reader keeps it for the check
+	// below, so the error fails the fetch at any point, as in git.
+	sr := &stickyReader{r: in}
+	rcv, err := h.unpack(sr, wants)
 	if err != nil {
 		return received{}, err
 	}
 	// What follows the pack (a flush in side-band mode) must end cleanly.
-	if _, err := io.Copy(io.Discard, io.LimitReader(in, 1<<20)); err != nil {
+	if _, err := io.Copy(io.Discard, io.LimitReader(sr, 1<<20)); err != nil {
 		return received{}, err
 	}
 	if err := resp.Close(); err != nil {
@@ -221,4 +225,22 @@ func (h *helper) localHaves() []plumbing.Hash {
 		}
 	}
 	return haves
+}
+
+// stickyReader returns the first error other than io.EOF its reader gave
+// on every later read.
+type stickyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *stickyReader) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.err = err
+	}
+	return n, err
 }

@@ -115,7 +115,7 @@ func (h *helper) list(forPush bool) error {
 // funnyRef warns of a ref name the upstream advertised that the helper does
 // not pass on to git.
 func (h *helper) funnyRef(name string) {
-	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", printable(name), h.url)
+	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", maskName(name), h.url)
 }
 
 // writeRefs lists an advertisement as git expects from a helper: HEAD

@@ -79,3 +79,14 @@ func printable(s string) string {
 func isControl(c byte) bool {
 	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
 }
+
+// maskName is a name from the upstream as a warning quotes it: every
+// control character, newline and tab included, becomes '?'.
+func maskName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}

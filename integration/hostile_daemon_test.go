@@ -1,0 +1,188 @@
+package integration
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// hostileDaemon is a git:// server written for the tests: every connection
+// runs the real git upload-pack on one repository, and the server changes
+// what upload-pack says before it reaches the client, as a row of the
+// hostile table asks. Plain git and git-remote-durable meet the same lies.
+type hostileDaemon struct {
+	url string // git://127.0.0.1:<port>/repo
+	lie lie
+	env []string
+	dir string
+}
+
+// lie is what the server changes.
+type lie struct {
+	// adv rewrites the advertisement: the payloads of its packets, the
+	// first with its capabilities, without the flush that ends it.
+	adv func(pkts []string) []string
+	// resp rewrites each packet of upload-pack's answer to the request
+	// (flush is a packet of "" with flush true); nil keeps the bytes.
+	resp func(pkt string, flush bool) []pktOut
+}
+
+// pktOut is one packet the server sends.
+type pktOut struct {
+	payload string
+	flush   bool
+}
+
+// startHostile serves dir through upload-pack on 127.0.0.1 with lie
+// applied; the listener ends with the test.
+func startHostile(t *testing.T, env []string, dir string, l lie) *hostileDaemon {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &hostileDaemon{url: fmt.Sprintf("git://127.0.0.1:%d/repo", ln.Addr().(*net.TCPAddr).Port), lie: l, env: env, dir: dir}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); d.serve(c) }()
+		}
+	}()
+	return d
+}
+
+// serve answers one connection; any failure just closes it.
+func (d *hostileDaemon) serve(c net.Conn) {
+	defer c.Close()
+	in := bufio.NewReader(c)
+	req, _, err := readPkt(in)
+	if err != nil || !strings.HasPrefix(req, "git-upload-pack ") {
+		return
+	}
+	cmd := exec.Command("git", "upload-pack", "--strict", d.dir)
+	cmd.Env = d.env // no GIT_PROTOCOL: protocol v0 whatever the client asked
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if cmd.Start() != nil {
+		return
+	}
+	defer cmd.Wait()
+	out := bufio.NewReader(stdout)
+	var adv []string
+	for {
+		p, flush, err := readPkt(out)
+		if err != nil {
+			stdin.Close()
+			return
+		}
+		if flush {
+			break
+		}
+		adv = append(adv, p)
+	}
+	if d.lie.adv != nil {
+		adv = d.lie.adv(adv)
+	}
+	w := bufio.NewWriter(c)
+	for _, p := range adv {
+		writePkt(w, p, false)
+	}
+	writePkt(w, "", true)
+	if w.Flush() != nil {
+		stdin.Close()
+		return
+	}
+	go func() { io.Copy(stdin, in); stdin.Close() }()
+	if d.lie.resp == nil {
+		io.Copy(c, out)
+		return
+	}
+	for {
+		p, flush, err := readPkt(out)
+		if err != nil {
+			w.Flush()
+			return
+		}
+		for _, o := range d.lie.resp(p, flush) {
+			writePkt(w, o.payload, o.flush)
+		}
+		if flush && w.Flush() != nil {
+			return
+		}
+	}
+}
+
+// readPkt reads one pkt-line: its payload, or flush for "0000".
+func readPkt(r *bufio.Reader) (string, bool, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return "", false, err
+	}
+	n, err := strconv.ParseUint(string(h[:]), 16, 16)
+	if err != nil {
+		return "", false, err
+	}
+	if n == 0 {
+		return "", true, nil
+	}
+	if n < 4 {
+		return "", false, fmt.Errorf("bad pkt-line length %d", n)
+	}
+	b := make([]byte, n-4)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", false, err
+	}
+	return string(b), false, nil
+}
+
+// writePkt writes one pkt-line, or a flush.
+func writePkt(w io.Writer, payload string, flush bool) {
+	if flush {
+		io.WriteString(w, "0000")
+		return
+	}
+	fmt.Fprintf(w, "%04x%s", len(payload)+4, payload)
+}
+
+// renameFirst makes the first advertised ref (HEAD, with the
+// capabilities) carry name instead, so that go-git's parser keeps whatever
+// name holds.
+func renameFirst(name string) func([]string) []string {
+	return func(pkts []string) []string {
+		id, rest, _ := strings.Cut(pkts[0], " ")
+		_, caps, _ := strings.Cut(rest, "\x00")
+		pkts[0] = id + " " + name + "\x00" + caps
+		return pkts
+	}
+}
+
+// onPack sends extra before the first pack data packet (side-band channel
+// 1), or at the end of the answer, just before its final flush.
+func onPack(extra string, atEnd bool) func(string, bool) []pktOut {
+	done := false
+	return func(p string, flush bool) []pktOut {
+		out := []pktOut{{payload: p, flush: flush}}
+		if done {
+			return out
+		}
+		if (!atEnd && !flush && strings.HasPrefix(p, "\x01")) || (atEnd && flush) {
+			done = true
+			return append([]pktOut{{payload: extra}}, out...)
+		}
+		return out
+	}
+}
