@@ -33,6 +33,13 @@ func describe(err error, url string) string {
 		}
 		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(lines, ": "))
 	}
+	if re, ok := asRedirect(err); ok {
+		// git's words: curl did not follow, the redirect is an error status.
+		if re.initial {
+			return fmt.Sprintf("unable to access '%s': %s", url, re)
+		}
+		return fmt.Sprintf("RPC failed; HTTP %d: %s", re.code, re)
+	}
 	switch {
 	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):
 		return fmt.Sprintf("Authentication failed for '%s'", url)
