@@ -15,82 +15,73 @@ import (
 )
 
 // httpAuth authenticates HTTP requests the way git's http.c does: the
-// http.extraHeader values that apply to the URL on every request, and Basic
-// credentials from the URL or from git credential.
+// http.extraHeader values that apply to the URL, and Basic credentials from
+// the URL or from git credential. Each goes only to the origin (scheme,
+// host, port) it was given for: go-git points every later session at the
+// base a redirect moved the repository to, and a header or password for the
+// first host must not follow it there.
 type httpAuth struct {
 	headers [][2]string
+	origin  *url.URL // where the headers belong
 
 	mu         sync.Mutex
 	user, pass string
 	basic      bool
+	credOrigin *url.URL // where user and pass belong
 }
 
-// newHTTPAuth collects the extra headers for ep and its URL credentials.
-func newHTTPAuth(cfg repo.Config, ep *transport.Endpoint, red *redactor) (*httpAuth, error) {
-	a := &httpAuth{user: ep.User, pass: ep.Password, basic: ep.User != "" || ep.Password != ""}
-	target := &url.URL{Scheme: ep.Protocol, Host: ep.Host, Path: ep.Path}
-	if ep.Port != 0 {
-		target.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
-	}
-	for _, e := range cfg {
-		if !strings.HasPrefix(e.Key, "http.") || !strings.HasSuffix(e.Key, ".extraheader") {
-			continue
-		}
-		pattern := strings.TrimSuffix(strings.TrimPrefix(e.Key, "http."), ".extraheader")
-		if pattern != "" && !urlMatches(strings.TrimSuffix(pattern, "."), target, ep.User) {
-			continue
-		}
+// newHTTPAuth collects the extra headers http.extraHeader gives for the
+// endpoint's URL, and its URL credentials.
+func newHTTPAuth(hc httpConfig, ep *transport.Endpoint, red *redactor) (*httpAuth, error) {
+	o := originOf(ep)
+	a := &httpAuth{origin: o, credOrigin: o, user: ep.User, pass: ep.Password, basic: ep.User != "" || ep.Password != ""}
+	var err error
+	hc.each("extraHeader", func(e repo.Entry) {
 		if e.Value == "" {
 			a.headers = nil // an empty value resets the list, as in git
-			continue
+			return
 		}
 		name, value, ok := strings.Cut(e.Value, ":")
 		if !ok {
-			return nil, fmt.Errorf("invalid http.extraHeader (no ':')")
+			err = fmt.Errorf("invalid http.extraHeader (no ':')")
+			return
 		}
 		value = strings.TrimSpace(value)
 		red.add(value)
 		a.headers = append(a.headers, [2]string{strings.TrimSpace(name), value})
-	}
-	return a, nil
+	})
+	return a, err
 }
 
-// urlMatches is git's urlmatch for http.<url>.* keys, simplified: same
-// scheme, host and port, the pattern's path a prefix of the URL's at a '/'
-// boundary, and the pattern's user, if any, the URL's user.
-func urlMatches(pattern string, target *url.URL, user string) bool {
-	p, err := url.Parse(pattern)
-	if err != nil || !strings.EqualFold(p.Scheme, target.Scheme) || !strings.EqualFold(p.Hostname(), target.Hostname()) {
-		return false
+// originOf is the endpoint's scheme, host and port as a URL.
+func originOf(ep *transport.Endpoint) *url.URL {
+	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host}
+	if ep.Port != 0 {
+		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
 	}
-	if port(p) != port(target) {
-		return false
-	}
-	if p.User != nil && p.User.Username() != user {
-		return false
-	}
-	pp := strings.TrimSuffix(p.Path, "/")
-	return pp == "" || target.Path == pp || strings.HasPrefix(target.Path, pp+"/")
+	return u
 }
 
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
-}
-
-// SetAuth adds the headers and credentials to a request.
-func (a *httpAuth) SetAuth(r *http.Request) {
+// headerNames lists the names of the extra headers.
+func (a *httpAuth) headerNames() []string {
+	var names []string
 	for _, h := range a.headers {
-		r.Header.Add(h[0], h[1])
+		names = append(names, h[0])
+	}
+	return names
+}
+
+// SetAuth adds the headers and credentials that belong to the request's
+// origin.
+func (a *httpAuth) SetAuth(r *http.Request) {
+	if sameOrigin(a.origin, r.URL) {
+		for _, h := range a.headers {
+			r.Header.Add(h[0], h[1])
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.basic {
+	if a.basic && sameOrigin(a.credOrigin, r.URL) {
 		r.SetBasicAuth(a.user, a.pass)
 	}
 }
@@ -101,16 +92,22 @@ func (a *httpAuth) Name() string { return "git-remote-durable" }
 // String names the method; it never shows a secret.
 func (a *httpAuth) String() string { return a.Name() }
 
-func (a *httpAuth) hasPassword() bool {
+// known returns the user and whether there is a password for the
+// endpoint's origin.
+func (a *httpAuth) known(ep *transport.Endpoint) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.pass != ""
+	if !a.basic || !sameOrigin(a.credOrigin, originOf(ep)) {
+		return "", false
+	}
+	return a.user, a.pass != ""
 }
 
-func (a *httpAuth) setBasic(user, pass string) {
+// setBasic sets the credentials git credential gave for the endpoint.
+func (a *httpAuth) setBasic(user, pass string, ep *transport.Endpoint) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.user, a.pass, a.basic = user, pass, true
+	a.user, a.pass, a.basic, a.credOrigin = user, pass, true, originOf(ep)
 }
 
 // credential is what git credential fill answered.

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -25,6 +26,7 @@ func describe(err error, url string) string {
 		ge *repo.GitError
 		ne *net.OpError
 		el *pktline.ErrorLine
+		cv *tls.CertificateVerificationError
 	)
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)
@@ -33,6 +35,13 @@ func describe(err error, url string) string {
 		}
 		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(lines, ": "))
 	}
+	if re, ok := asRedirect(err); ok {
+		// git's words: curl did not follow, the redirect is an error status.
+		if re.initial {
+			return fmt.Sprintf("unable to access '%s': %s", url, re)
+		}
+		return fmt.Sprintf("RPC failed; HTTP %d: %s", re.code, re)
+	}
 	switch {
 	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):
 		return fmt.Sprintf("Authentication failed for '%s'", url)
@@ -40,6 +49,8 @@ func describe(err error, url string) string {
 		return fmt.Sprintf("Authentication failed for '%s' (no credentials)", url)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Sprintf("repository '%s' not found", url)
+	case errors.As(err, &cv):
+		return fmt.Sprintf("unable to access '%s': SSL certificate problem: %s", url, oneLine(cv.Err.Error()))
 	case errors.As(err, &ne):
 		return fmt.Sprintf("unable to access '%s': %s", url, netReason(ne))
 	case errors.As(err, &el):

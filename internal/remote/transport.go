@@ -2,8 +2,7 @@ package remote
 
 import (
 	"errors"
-	"net/http"
-	"os"
+	"fmt"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -11,8 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/file"
 	"github.com/go-git/go-git/v5/plumbing/transport/git"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-
-	"github.com/git-durable/git-durable/internal/repo"
 )
 
 // transport returns the transport for the endpoint's protocol, with its
@@ -31,15 +28,19 @@ func (h *helper) transport() (transport.Transport, error) {
 	}
 	switch h.ep.Protocol {
 	case "http", "https":
-		a, err := newHTTPAuth(cfg, h.ep, h.red)
+		hc := newHTTPConfig(cfg, matchingURL(h.ep))
+		a, err := newHTTPAuth(hc, h.ep, h.red)
 		if err != nil {
 			return nil, err
 		}
-		if err := httpTLS(cfg, h.ep); err != nil {
+		c, err := newHTTPClient(hc, h.ep.Protocol, h.env.Getenv, h.red, a.headerNames())
+		if err != nil {
 			return nil, err
 		}
 		h.auth = a
-		h.tr = githttp.NewClient(&http.Client{Transport: http.DefaultTransport})
+		// go-git follows every redirect its own checks allow; the
+		// client's policy (http.followRedirects) decides.
+		h.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
 	case "ssh":
 		h.tr = newSSH(cfg, h.env.Getenv)
 	case "git":
@@ -60,8 +61,18 @@ func (h *helper) advertise(open func(transport.Transport) (transport.Session, er
 		return nil, nil, err
 	}
 	for {
+		base := credentialURL(h.ep)
 		s, ar, err := h.tryAdvertise(tr, open)
 		a, isHTTP := h.auth.(*httpAuth)
+		if moved := credentialURL(h.ep); isHTTP && moved != base {
+			// go-git moved the endpoint (h.ep) to where the refs were
+			// found; every later request goes there, as git's do.
+			fmt.Fprintf(h.errw, "warning: redirecting to %s/\n", moved)
+		}
+		user, hasPass := "", false
+		if isHTTP {
+			user, hasPass = a.known(h.ep)
+		}
 		switch {
 		case err == nil:
 			if h.cred != nil && !h.cred.approved {
@@ -74,15 +85,15 @@ func (h *helper) advertise(open func(transport.Transport) (transport.Session, er
 		case h.cred != nil:
 			h.credential("reject", h.cred)
 			return nil, nil, errAuthFailed
-		case a.hasPassword():
+		case hasPass:
 			return nil, nil, errAuthFailed // from the URL
 		}
-		c, ferr := h.fill(a.user)
+		c, ferr := h.fill(user)
 		if ferr != nil {
 			return nil, nil, ferr
 		}
 		h.cred = c
-		a.setBasic(c.user, c.pass)
+		a.setBasic(c.user, c.pass, h.ep)
 	}
 }
 
@@ -124,20 +135,3 @@ func formatFromError(err error, url string) error {
 // errAuthFailed is git's "Authentication failed" for wrong or missing
 // credentials.
 var errAuthFailed = errors.New("authentication failed")
-
-// httpTLS applies http.sslVerify and http.sslCAInfo to the endpoint.
-func httpTLS(cfg repo.Config, ep *transport.Endpoint) error {
-	if v, err := cfg.Bool("http.sslVerify", true); err != nil {
-		return err
-	} else if !v {
-		ep.InsecureSkipTLS = true
-	}
-	if e, ok := cfg.Get("http.sslCAInfo"); ok && e.Value != "" {
-		b, err := os.ReadFile(e.Value)
-		if err != nil {
-			return err
-		}
-		ep.CaBundle = b
-	}
-	return nil
-}

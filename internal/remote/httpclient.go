@@ -1,0 +1,141 @@
+package remote
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-durable/git-durable/internal/repo"
+)
+
+// newHTTPClient is the HTTP client for one remote, with git's settings for
+// its URL: http.sslVerify (GIT_SSL_NO_VERIFY), http.sslCAInfo
+// (GIT_SSL_CAINFO), the proxy and http.followRedirects. headers names the
+// extra headers a redirect to another host must drop.
+func newHTTPClient(hc httpConfig, scheme string, getenv func(string) string, red *redactor, headers []string) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{}
+	verify, err := hc.bool("sslVerify", true)
+	if err != nil {
+		return nil, err
+	}
+	if !verify || getenv("GIT_SSL_NO_VERIFY") != "" {
+		tr.TLSClientConfig.InsecureSkipVerify = true
+	}
+	caInfo := ""
+	if e, ok := hc.get("sslCAInfo"); ok {
+		caInfo = e.Value
+	}
+	if v := getenv("GIT_SSL_CAINFO"); v != "" {
+		caInfo = v
+	}
+	if caInfo != "" {
+		// As curl's CURLOPT_CAINFO: these authorities, not the system's.
+		b, err := os.ReadFile(caInfo)
+		if err != nil {
+			return nil, fmt.Errorf("unable to read the CA bundle '%s': %v", caInfo, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("no certificate in the CA bundle '%s'", caInfo)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	if tr.Proxy, err = proxyFunc(hc, scheme, getenv, red); err != nil {
+		return nil, err
+	}
+	follow := "initial"
+	if e, ok := hc.get("followRedirects"); ok && e.Value != "initial" {
+		v, ok := true, true
+		if !e.NoValue {
+			v, ok = repo.ParseBool(e.Value)
+		}
+		if !ok {
+			return nil, fmt.Errorf("bad boolean config value '%s' for '%s'", e.Value, e.Key)
+		}
+		follow = map[bool]string{true: "true", false: "false"}[v]
+	}
+	rp := &redirectPolicy{follow: follow, headers: headers}
+	return &http.Client{Transport: tr, CheckRedirect: rp.check}, nil
+}
+
+// redirectPolicy is http.followRedirects, and what a redirect to another
+// origin must leave behind.
+type redirectPolicy struct {
+	follow  string // "initial", "true" or "false"
+	headers []string
+}
+
+// check decides on one redirect. go-git asks for it after its own checks;
+// its stripping lets credentials follow an upgrade from http to https on
+// the same host, which curl (and so git) does not.
+func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
+	first := via[0]
+	initial := first.Method == http.MethodGet && strings.HasSuffix(first.URL.Path, "/info/refs")
+	if p.follow == "false" || p.follow == "initial" && !initial {
+		code := 0
+		if req.Response != nil {
+			code = req.Response.StatusCode
+		}
+		return &redirectError{code: code, initial: initial}
+	}
+	left := !sameOrigin(first.URL, req.URL)
+	for _, prev := range via[1:] {
+		left = left || !sameOrigin(first.URL, prev.URL)
+	}
+	if left {
+		// Once the chain has left the origin, nothing of the user's follows.
+		req.Header.Del("Authorization")
+		req.Header.Del("Cookie")
+		for _, h := range p.headers {
+			req.Header.Del(h)
+		}
+		req.URL.User = nil
+	}
+	return nil
+}
+
+// redirectError is a redirect http.followRedirects does not follow.
+type redirectError struct {
+	code    int
+	initial bool // on the first request, for the refs
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("The requested URL returned error: %d", e.code)
+}
+
+// asRedirect finds a redirectError in err, also inside go-git's
+// UnexpectedError, which does not unwrap.
+func asRedirect(err error) (*redirectError, bool) {
+	var re *redirectError
+	if errors.As(err, &re) {
+		return re, true
+	}
+	var ue *plumbing.UnexpectedError
+	if errors.As(err, &ue) && errors.As(ue.Err, &re) {
+		return re, true
+	}
+	return nil, false
+}
+
+// sameOrigin reports whether credentials given for a may go to b: the same
+// scheme, host and port, as curl decides.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && urlPort(a) == urlPort(b)
+}
+
+// urlPort is the port a URL connects to.
+func urlPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return strings.TrimLeft(p, "0")
+	}
+	return defaultPort(strings.ToLower(u.Scheme))
+}
