@@ -62,3 +62,38 @@ func TestStrictKeepMatchesIndexPack(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteFsckCleanHistory clones and fetches a sound history (deltas,
+// tags, thin packs) with fetch.fsckObjects on, exploded and kept: no false
+// alarm, and the same refs and objects as git with the same settings.
+func TestRemoteFsckCleanHistory(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	for _, limit := range []string{"10000", "1"} {
+		t.Run("unpackLimit="+limit, func(t *testing.T) {
+			work := t.TempDir()
+			cfg := []string{"-c", "fetch.fsckObjects=true", "-c", "fetch.unpackLimit=" + limit}
+			git, ours := filepath.Join(work, "git"), filepath.Join(work, "ours")
+			gittest.Git(t, env, work, append(cfg, "clone", "-q", "--bare", "file://"+up, git)...)
+			c, stats := durable(t, env, work, append(cfg, "clone", "-q", "--bare", "durable::"+up, ours)...)
+			mustRun(t, c, "clone through the helper")
+			if kept := stats[0].Pack != ""; kept != (limit == "1") {
+				t.Errorf("kept %v with fetch.unpackLimit=%s", kept, limit)
+			}
+			advance(t, env, up, 2, "v"+limit)
+			for _, dir := range []string{git, ours} {
+				gittest.Git(t, env, dir, "config", "remote.origin.fetch", "+refs/*:refs/*")
+				c, _ := durable(t, env, dir, append(cfg, "fetch", "-q", "origin")...)
+				mustRun(t, c, "fetch in "+filepath.Base(dir))
+			}
+			if a, b := refs(t, env, git), refs(t, env, ours); a != b {
+				t.Fatalf("refs differ:\ngit:\n%s\nours:\n%s", a, b)
+			}
+			if a, b := gittest.Objects(t, env, git), gittest.Objects(t, env, ours); a != b {
+				t.Fatalf("objects differ: %s", firstDiff(a, b))
+			}
+			gittest.Fsck(t, env, ours)
+		})
+	}
+}
