@@ -42,7 +42,7 @@ type redirector struct {
 	hops []hop
 }
 
-func startHostile(t *testing.T, env []string, base, mode string) *redirector {
+func startRedirecting(t *testing.T, env []string, base, mode string) *redirector {
 	t.Helper()
 	h := &redirector{mode: mode}
 	backend := noIncludeTag(httpBackend(t, env, base))
@@ -196,7 +196,7 @@ func hostileRun(t *testing.T, mode, follow, fails string, cred hostileCase) {
 	env := env(t)
 	base := t.TempDir()
 	newUpstream(t, env, base, "up.git")
-	h := startHostile(t, env, base, mode)
+	h := startRedirecting(t, env, base, mode)
 	work := t.TempDir()
 	url := cred.setup(t, env, h, work)
 

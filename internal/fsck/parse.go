@@ -61,6 +61,11 @@ func ParseFor(list string, f object.Format) (*Options, error) {
 	return o, nil
 }
 
+// ReadSkipList adds the object names (format f) listed in the file at
+// path to the skip list, as a `skiplist=<path>` item of a --strict list
+// does, with git's error texts.
+func (o *Options) ReadSkipList(path string, f object.Format) error { return o.readSkipList(path, f) }
+
 // readSkipList adds the object names listed in the file at path to the skip
 // list, as git's oidset_parse_file does.
 func (o *Options) readSkipList(path string, f object.Format) error {

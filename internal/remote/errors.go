@@ -27,7 +27,11 @@ func describe(err error, url string) string {
 		ne *net.OpError
 		el *pktline.ErrorLine
 		cv *tls.CertificateVerificationError
+		se *unpack.StrictError
 	)
+	if errors.As(err, &se) {
+		return se.Msg // git's index-pack words; see strictLines
+	}
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)
 		for i, l := range lines {
@@ -84,4 +88,15 @@ func netReason(ne *net.OpError) string {
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// strictLines are the lines git prints with error() before the fatal line
+// of an fsck refusal (the reason a commit or tag does not parse); the
+// checks' own findings are printed as they are made.
+func strictLines(err error) []string {
+	var se *unpack.StrictError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	return se.Lines
 }

@@ -29,6 +29,8 @@ type received struct {
 // flush after the last rename). A pack of at least the unpack limit is kept
 // as one pack with its index instead of loose objects. When it returns,
 // every object is durable. Connectivity is checked only when git asked.
+// With fetch.fsckObjects (or transfer.fsckObjects) every object is checked
+// first, as git's index-pack --strict does: a refusal fails the fetch.
 func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
@@ -42,6 +44,10 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	if err != nil {
 		return rcv, err
 	}
+	strict, err := fsckOptions(r.Config, r.Format, h.env.Getenv, h.errw)
+	if err != nil {
+		return rcv, err
+	}
 	for _, w := range set.Warnings {
 		fmt.Fprintf(h.errw, "warning: %s\n", w)
 	}
@@ -52,7 +58,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	})
 	defer store.Close()
 	policy := set.Policy(batch.OS, r.ObjectDir)
-	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw, UnpackLimit: limit}
+	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw, UnpackLimit: limit, Strict: strict}
 	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
 	var cl *closure
 	if h.set.checkConn {

@@ -46,7 +46,8 @@ type unpacker struct {
 	tx    *batch.Transaction
 	fmt   object.Format
 	cache *cache
-	held  *held // --strict: objects kept back until checked
+	held  *held      // Strict, loose: objects kept back until checked
+	check *packCheck // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
 	entries  []entry
@@ -87,9 +88,6 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.DryRun {
 		return dryRun(ctx, pack.NewReader(in, ropts), opts)
 	}
-	if opts.Keep != nil && opts.Strict != nil {
-		return Result{}, errors.New("--strict cannot be combined with keeping the pack")
-	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
@@ -112,8 +110,11 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
 		}
 	}
-	if opts.Strict != nil {
+	switch {
+	case opts.Strict != nil && opts.Keep == nil:
 		u.held = newHeld(u.fmt)
+	case opts.Strict != nil:
+		u.check = newPackCheck(opts.Strict, u.fmt, opts.Messages)
 	}
 	r := pack.NewReader(in, ropts)
 	for w := 0; w < opts.Workers; w++ {
@@ -163,7 +164,9 @@ func (opts Options) withDefaults() Options {
 }
 
 // finish runs what comes after the last entry, in git's order: unresolved
-// deltas, the --strict checks and writes, then the trailer.
+// deltas, the --strict checks and writes, then the trailer; for a kept
+// pack, the trailer comes before the checks of the whole pack, as in git
+// index-pack.
 func (u *unpacker) finish(trailerErr error) error {
 	if err := u.firstErr(); err != nil {
 		return err
@@ -188,6 +191,11 @@ func (u *unpacker) finish(trailerErr error) error {
 	}
 	if trailerErr != nil {
 		return trailerErr
+	}
+	if u.check != nil {
+		if err := u.checkPack(); err != nil {
+			return err
+		}
 	}
 	if u.errored {
 		return ErrRecovered

@@ -35,7 +35,10 @@ type Options struct {
 	Recover bool
 	// Strict checks objects like git fsck before they are written, and
 	// refuses objects that point at objects neither in the pack nor in the
-	// store; nil means no checks.
+	// store; nil means no checks. Loose objects are checked as git
+	// unpack-objects --strict does, holding commits, trees and tags back; a
+	// kept pack as git index-pack --strict does, holding nothing and
+	// publishing nothing unless every check passes.
 	Strict *fsck.Options
 	// MaxInputSize, when positive, limits the bytes consumed.
 	MaxInputSize int64

@@ -193,14 +193,19 @@ func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
 	return out
 }
 
-// keep writes a new object, holds it back under --strict, or notes that it
-// exists already.
+// keep writes a new object, holds it back under --strict (checks it, when
+// the pack is kept), or notes that it exists already.
 func (u *unpacker) keep(id object.ID, typ object.Type, data []byte, dup bool) error {
 	if u.held != nil && typ != object.Blob {
 		return u.held.add(id, typ, data)
 	}
 	if dup {
 		return nil
+	}
+	if u.check != nil {
+		if err := u.check.object(id, typ, data); err != nil {
+			return err
+		}
 	}
 	return u.write(id, typ, data)
 }

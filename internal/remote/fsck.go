@@ -1,0 +1,111 @@
+package remote
+
+import (
+	"fmt"
+	"io"
+	"os/user"
+	"strings"
+
+	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/object"
+)
+
+// fsckSetting is one fetch.fsck.<msg-id> or fetch.fsck.skipList entry.
+type fsckSetting struct {
+	msgID string // "" for a skip list
+	sev   fsck.Severity
+	path  string // the skip list
+}
+
+// fsckOptions returns the checks a fetch runs on the objects it receives
+// (nil: none), as git 2.39's fetch-pack sets them up for index-pack
+// --strict: fetch.fsckObjects, else transfer.fsckObjects, else off; then,
+// in the order of the configuration, each fetch.fsck.<msg-id> severity
+// (error, warn or ignore) and each fetch.fsck.skipList file. As in git,
+// the fetch.fsck.* entries are read whether or not the checks are on: an
+// unknown message id is skipped with a warning, an unknown severity is
+// fatal.
+func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, errw io.Writer) (*fsck.Options, error) {
+	var sets []fsckSetting
+	for _, e := range c {
+		name, ok := strings.CutPrefix(e.Key, "fetch.fsck.")
+		if !ok {
+			continue
+		}
+		if name == "skiplist" {
+			if e.NoValue {
+				fmt.Fprintf(errw, "error: missing value for '%s'\n", e.Key)
+				continue
+			}
+			p, err := expandPath(e.Value, getenv)
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, fsckSetting{path: p})
+			continue
+		}
+		if _, ok := fsck.Strict().Severity(name); !ok {
+			fmt.Fprintf(errw, "warning: Skipping unknown msg id '%s'\n", name)
+			continue
+		}
+		var s fsck.Severity
+		switch e.Value {
+		case "error":
+			s = fsck.Error
+		case "warn":
+			s = fsck.Warn
+		case "ignore":
+			s = fsck.Ignore
+		default:
+			return nil, fmt.Errorf("Unknown fsck message type: '%s'", e.Value)
+		}
+		sets = append(sets, fsckSetting{msgID: name, sev: s})
+	}
+	on := false
+	for _, key := range []string{"fetch.fsckObjects", "transfer.fsckObjects"} {
+		if c.Has(key) {
+			v, err := c.Bool(key, false)
+			if err != nil {
+				return nil, err
+			}
+			on = v
+			break
+		}
+	}
+	if !on {
+		return nil, nil
+	}
+	o := fsck.Strict()
+	for _, s := range sets {
+		var err error
+		if s.msgID == "" {
+			err = o.ReadSkipList(s.path, f)
+		} else {
+			err = o.SetSeverity(s.msgID, s.sev)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// expandPath expands a leading "~" or "~user" of a path from the
+// configuration, as git's interpolate_path does.
+func expandPath(p string, getenv func(string) string) (string, error) {
+	if !strings.HasPrefix(p, "~") {
+		return p, nil
+	}
+	name, _, _ := strings.Cut(p[1:], "/")
+	var home string
+	if name == "" {
+		home = getenv("HOME")
+	} else if u, err := user.Lookup(name); err == nil {
+		home = u.HomeDir
+	}
+	if home == "" {
+		return "", fmt.Errorf("failed to expand user dir in: '%s'", p)
+	}
+	return home + p[1+len(name):], nil
+}

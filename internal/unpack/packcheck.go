@@ -1,0 +1,130 @@
+package unpack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/object"
+)
+
+// packCheck is Strict for a kept pack, the way git index-pack --strict
+// does it: nothing is held back, since nothing of the pack is visible
+// before it is published. Each commit, tree and tag is checked as soon as
+// it is resolved and its data goes its way; only the ids it links to stay,
+// with the type it says they have. When the pack is complete, every link
+// must be an object of the pack or of the repository, of that type, and
+// the .gitmodules and .gitattributes blobs are checked (fsck_finish).
+// Memory grows with the number of objects linked to, as git's does, not
+// with their size.
+type packCheck struct {
+	fmt  object.Format
+	msgs io.Writer
+
+	mu    sync.Mutex // guards opts (not safe for concurrent use) and links
+	opts  *fsck.Options
+	links map[object.ID]object.Type
+}
+
+func newPackCheck(opts *fsck.Options, f object.Format, msgs io.Writer) *packCheck {
+	return &packCheck{fmt: f, msgs: msgs, opts: opts, links: map[object.ID]object.Type{}}
+}
+
+// object checks one resolved object, from any worker. Blobs are left to
+// finish, as git unpack-objects --strict leaves them: only a blob a tree
+// names .gitmodules or .gitattributes is checked, whatever the order of
+// the pack.
+func (c *packCheck) object(id object.ID, typ object.Type, data []byte) error {
+	if typ == object.Blob {
+		return nil
+	}
+	links, err := fsck.Links(typ, data, c.fmt)
+	var pe *fsck.ParseError
+	if errors.As(err, &pe) && typ != object.Tree {
+		se := &StrictError{Msg: "invalid " + typ.String()}
+		if m := pe.GitMessage(id); m != "" {
+			se.Lines = []string{m}
+		}
+		return se
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if report(c.msgs, c.opts.Check(id, typ, data, c.fmt)) {
+		return &StrictError{Msg: "fsck error in packed object"}
+	}
+	if pe != nil {
+		// A tree git's walk cannot parse: it reports the reason and walks
+		// the entries before the bad one, or fails if there are none.
+		if m := pe.GitMessage(id); m != "" {
+			fmt.Fprintf(c.msgs, "error: %s\n", m)
+		}
+		if !pe.Partial {
+			return &StrictError{Msg: fmt.Sprintf("Not all child objects of %s are reachable", id)}
+		}
+	}
+	for _, l := range links {
+		if _, ok := c.links[l.ID]; !ok {
+			c.links[l.ID] = l.Type
+		}
+	}
+	return nil
+}
+
+// checkPack runs the checks that need the whole pack (git index-pack's
+// check_objects, then fsck_finish). A link's target outside the pack must
+// be in the repository; its type is checked unless the link says blob,
+// whose data is not read just for that.
+func (u *unpacker) checkPack() error {
+	c := u.check
+	var bad []object.ID
+	why := map[object.ID]string{}
+	for id, want := range c.links {
+		var got object.Type
+		u.mu.Lock()
+		k, ok := u.ids[id]
+		if ok && u.entries[k].done {
+			got = u.entries[k].typ
+		} else {
+			ok = false
+		}
+		u.mu.Unlock()
+		switch {
+		case ok:
+		case want == object.Blob:
+			if has, err := u.store.Has(id); err != nil || !has {
+				got = object.Bad
+			} else {
+				got = want
+			}
+		default:
+			if t, _, err := u.store.Read(id); err == nil {
+				got = t
+			}
+		}
+		switch {
+		case got == object.Bad:
+			why[id] = fmt.Sprintf("did not receive expected object %s", id)
+		case got != want:
+			why[id] = fmt.Sprintf("object %s: expected type %s, found %s", id, want, got)
+		default:
+			continue
+		}
+		bad = append(bad, id)
+	}
+	if len(bad) > 0 {
+		sort.Slice(bad, func(i, j int) bool { return bad[i].Compare(bad[j]) < 0 })
+		return &StrictError{Msg: why[bad[0]]}
+	}
+	c.links = nil
+	problems := c.opts.Finish(func(id object.ID) (object.Type, []byte, bool) {
+		typ, data, err := u.dest.read(id)
+		return typ, data, err == nil
+	})
+	if report(u.opts.Messages, problems) {
+		return &StrictError{Msg: "fsck error in pack objects"}
+	}
+	return nil
+}
