@@ -252,7 +252,7 @@ func TestRemoteUnreachable(t *testing.T) {
 		{"git-refused", fmt.Sprintf("git://127.0.0.1:%d/up.git", port), "fatal: unable to access 'git://127.0.0.1:"},
 		{"http-refused", fmt.Sprintf("http://127.0.0.1:%d/up.git", port), "fatal: unable to access 'http://127.0.0.1:"},
 		{"path-missing", filepath.Join(base, "nope.git"), "fatal: repository '" + filepath.Join(base, "nope.git") + "' not found"},
-		{"git-missing", fmt.Sprintf("git://127.0.0.1:%d/nope.git", daemon), "not found"},
+		{"git-missing", fmt.Sprintf("git://127.0.0.1:%d/nope.git", daemon), "fatal: remote error: no such repository: /nope.git"}, // git's words
 		{"http-missing", web + "/nope.git", "fatal: repository '" + web + "/nope.git' not found"},
 		{"ssh-refused", "ssh://nohost/x.git", "fatal: ssh: connect to host nohost port 22: Connection refused"},
 	} {

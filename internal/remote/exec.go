@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
@@ -19,10 +21,15 @@ import (
 )
 
 // execTransport runs git-upload-pack or git-receive-pack through a command
-// (the user's ssh) and speaks protocol v0 over its standard streams with
-// go-git's public codecs; go-git's own session code is internal.
+// (the user's ssh, or git itself for a local repository) or on a git daemon
+// over TCP, and speaks protocol v0 over its streams with go-git's public
+// codecs; go-git's own session code is internal, reads the advertisement a
+// system call per line and keeps every ref in a map.
 type execTransport struct {
 	command func(service string, ep *transport.Endpoint) (*exec.Cmd, error)
+	// dial, instead of command, connects to a git daemon and sends the
+	// request line.
+	dial func(service string, ep *transport.Endpoint) (net.Conn, error)
 }
 
 // NewUploadPackSession starts upload-pack.
@@ -36,6 +43,14 @@ func (t *execTransport) NewReceivePackSession(ep *transport.Endpoint, _ transpor
 }
 
 func (t *execTransport) start(ep *transport.Endpoint, service string) (*execSession, error) {
+	if t.dial != nil {
+		c, err := t.dial(service, ep)
+		if err != nil {
+			return nil, err
+		}
+		return &execSession{conn: c, service: service, stderr: &tail{max: 4096},
+			stdin: closeWriter{c}, stdout: bufio.NewReaderSize(c, 64<<10)}, nil
+	}
 	cmd, err := t.command(service, ep)
 	if err != nil {
 		return nil, err
@@ -59,12 +74,14 @@ func (t *execTransport) start(ep *transport.Endpoint, service string) (*execSess
 // execSession is one upload-pack or receive-pack run.
 type execSession struct {
 	cmd     *exec.Cmd
+	conn    net.Conn // instead of cmd: a git daemon's connection
 	service string
 	stdin   io.WriteCloser
 	stdout  *bufio.Reader
 	stderr  *tail
 	adv     *packp.AdvRefs
-	used    bool // a request was sent
+	sink    refSink // takes the refs while the advertisement is read
+	used    bool    // a request was sent
 
 	once    sync.Once
 	waitErr error
@@ -82,23 +99,34 @@ func (s *execSession) AdvertisedReferencesContext(ctx context.Context) (*packp.A
 	if s.adv != nil {
 		return s.adv, nil
 	}
-	ar := packp.NewAdvRefs()
-	err := ar.Decode(s.stdout)
+	var sink refSink
+	refs := 0
+	if s.sink != nil {
+		sink = func(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error {
+			refs++
+			return s.sink(ar, name, id)
+		}
+	}
+	ar, err := readAdvertisement(s.stdout, sink)
 	receive := s.service == transport.ReceivePackServiceName
 	switch {
-	case errors.Is(err, packp.ErrEmptyAdvRefs) && receive:
+	case errors.Is(err, errEmptyAdvertisement) && receive:
 		s.adv = ar
 		return ar, nil
-	case errors.Is(err, packp.ErrEmptyAdvRefs):
+	case errors.Is(err, errEmptyAdvertisement):
 		return nil, transport.ErrEmptyRemoteRepository
 	case err != nil:
 		return nil, s.failure(err)
-	case !receive && ar.IsEmpty():
+	case !receive && refs == 0 && ar.IsEmpty():
 		return nil, transport.ErrEmptyRemoteRepository
 	}
 	s.adv = ar
 	return ar, nil
 }
+
+// setSink makes the session hand each advertised ref to sink instead of
+// keeping it (see refSink).
+func (s *execSession) setSink(sink refSink) { s.sink = sink }
 
 // failure explains a broken dialogue by how the command ended.
 func (s *execSession) failure(err error) error {
@@ -188,6 +216,10 @@ func (s *execSession) Close() error {
 
 func (s *execSession) wait() error {
 	s.once.Do(func() {
+		if s.conn != nil {
+			s.conn.Close()
+			return
+		}
 		done := make(chan error, 1)
 		go func() { done <- s.cmd.Wait() }()
 		select {
@@ -212,6 +244,19 @@ type sessionReader struct{ s *execSession }
 func (r sessionReader) Read(p []byte) (int, error) { return r.s.stdout.Read(p) }
 
 func (r sessionReader) Close() error { return r.s.Close() }
+
+// closeWriter ends the connection's sending side on Close, as closing a
+// command's input does.
+type closeWriter struct{ c net.Conn }
+
+func (w closeWriter) Write(p []byte) (int, error) { return w.c.Write(p) }
+
+func (w closeWriter) Close() error {
+	if cw, ok := w.c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
 
 // tail keeps the last bytes written to it (a command's stderr).
 type tail struct {

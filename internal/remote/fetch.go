@@ -68,7 +68,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (receive
 	h.up = nil // a v0 session serves one request
 	if up == nil {
 		var err error
-		if up, err = h.openUpload(); err != nil {
+		if up, err = h.openUpload(nil); err != nil {
 			return received{}, err
 		}
 		if up == nil {

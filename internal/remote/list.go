@@ -2,11 +2,14 @@ package remote
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -16,6 +19,9 @@ import (
 type upload struct {
 	sess transport.UploadPackSession
 	refs *packp.AdvRefs
+	// streamed: the refs went to the sink openUpload was given, and refs
+	// holds only the capabilities, HEAD and the shallow lines.
+	streamed bool
 }
 
 // receive is a receive-pack session whose advertisement has been read.
@@ -25,10 +31,18 @@ type receive struct {
 }
 
 // openUpload opens an upload-pack session and reads its advertisement; an
-// empty upstream gives a nil advertisement and no session.
-func (h *helper) openUpload() (*upload, error) {
+// empty upstream gives a nil advertisement and no session. A session of the
+// project's own transports hands the refs to sink, when there is one,
+// instead of keeping them.
+func (h *helper) openUpload(sink refSink) (*upload, error) {
+	streamed := false
 	s, ar, err := h.advertise(func(tr transport.Transport) (transport.Session, error) {
-		return tr.NewUploadPackSession(h.ep, h.auth)
+		s, err := tr.NewUploadPackSession(h.ep, h.auth)
+		if ss, ok := s.(interface{ setSink(refSink) }); ok && err == nil && sink != nil {
+			ss.setSink(sink)
+			streamed = true
+		}
+		return s, err
 	})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, nil
@@ -40,7 +54,7 @@ func (h *helper) openUpload() (*upload, error) {
 		s.Close()
 		return nil, err
 	}
-	return &upload{sess: s.(transport.UploadPackSession), refs: ar}, nil
+	return &upload{sess: s.(transport.UploadPackSession), refs: ar, streamed: streamed}, nil
 }
 
 // openReceive opens a receive-pack session and reads its advertisement.
@@ -76,8 +90,14 @@ func formatError(url, format string) error {
 
 // list answers "list" and "list for-push" with the upstream's refs. The
 // upload-pack session stays open for the first fetch batch, the
-// receive-pack session for the push.
+// receive-pack session for the push. Refs of the project's own transports
+// are written as they are read, in the upstream's order; go-git's HTTP
+// sessions give a map, written sorted.
 func (h *helper) list(forPush bool) error {
+	w := bufio.NewWriterSize(h.out, 64<<10)
+	if h.set.objectFormat {
+		w.WriteString(":object-format sha1\n")
+	}
 	var ar *packp.AdvRefs
 	if forPush {
 		if h.rp != nil {
@@ -92,18 +112,15 @@ func (h *helper) list(forPush bool) error {
 		if h.up != nil {
 			h.up.sess.Close()
 		}
-		up, err := h.openUpload()
+		lw := &listWriter{w: w, url: h.url, funny: h.funnyRef}
+		up, err := h.openUpload(lw.ref)
 		if err != nil {
 			return err
 		}
 		h.up = up
-		if up != nil {
+		if up != nil && !up.streamed {
 			ar = up.refs
 		}
-	}
-	w := bufio.NewWriterSize(h.out, 64<<10)
-	if h.set.objectFormat {
-		w.WriteString(":object-format sha1\n")
 	}
 	if ar != nil {
 		writeRefs(w, ar, !forPush, h.funnyRef)
@@ -167,4 +184,54 @@ func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)
 			w.WriteString("^{}\n")
 		}
 	}
+}
+
+// listWriter writes refs to git as the advertisement is read: HEAD first,
+// as "@<target> HEAD" when the upstream names a valid target, then each
+// valid ref and peeled tag; a name that is not valid (validRef) is never
+// written, funny is told of it instead.
+type listWriter struct {
+	w       *bufio.Writer
+	url     string
+	funny   func(string)
+	started bool
+	head    bool // HEAD was written
+}
+
+func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error {
+	if !l.started {
+		l.started = true
+		if err := checkFormat(ar, l.url); err != nil {
+			return err
+		}
+		for _, v := range ar.Capabilities.Get(capability.SymRef) {
+			from, to, ok := strings.Cut(v, ":")
+			if !ok || from != "HEAD" || l.head {
+				continue
+			}
+			if !validRef(to) {
+				l.funny(to)
+				continue
+			}
+			fmt.Fprintf(l.w, "@%s HEAD\n", to)
+			l.head = true
+		}
+	}
+	if string(name) == "HEAD" {
+		if !l.head {
+			fmt.Fprintf(l.w, "%s HEAD\n", id)
+			l.head = true
+		}
+		return nil
+	}
+	if !validRef(bytes.TrimSuffix(name, []byte("^{}"))) {
+		l.funny(string(name))
+		return nil
+	}
+	var b [41]byte
+	hex.Encode(b[:40], id[:])
+	b[40] = ' '
+	l.w.Write(b[:])
+	l.w.Write(name)
+	return l.w.WriteByte('\n')
 }

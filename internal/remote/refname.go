@@ -15,34 +15,45 @@ import "strings"
 // not end with '/' or '.'. Requiring "refs/" is stricter
 // than git's check of the advertisement, as git's fetch maps only names
 // under refs/ anyway ("Ignoring funny ref").
-func validRef(name string) bool {
-	if !strings.HasPrefix(name, "refs/") || strings.HasSuffix(name, ".") {
+func validRef[T string | []byte](name T) bool {
+	const prefix = "refs/"
+	if len(name) < len(prefix) || string(name[:len(prefix)]) != prefix || name[len(name)-1] == '.' {
 		return false
 	}
-	for comp := range strings.SplitSeq(name, "/") {
-		if !validComponent(comp) {
-			return false
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || name[i] == '/' {
+			if !validComponent(name[start:i]) {
+				return false
+			}
+			start = i + 1
 		}
 	}
 	return true
 }
 
 // validComponent checks one '/'-separated part of a ref name.
-func validComponent(c string) bool {
-	if c == "" || c[0] == '.' || strings.HasSuffix(c, ".lock") {
+func validComponent[T string | []byte](c T) bool {
+	const lock = ".lock"
+	if len(c) == 0 || c[0] == '.' || (len(c) >= len(lock) && string(c[len(c)-len(lock):]) == lock) {
 		return false
 	}
 	prev := byte(0)
 	for i := 0; i < len(c); i++ {
 		b := c[i]
-		switch {
-		case b < 0x20 || b == 0x7f:
+		switch b {
+		case ' ', '~', '^', ':', '?', '*', '[', '\\':
 			return false
-		case strings.IndexByte(" ~^:?*[\\", b) >= 0:
-			return false
-		case b == '.' && prev == '.':
-			return false
-		case b == '{' && prev == '@':
+		case '.':
+			if prev == '.' {
+				return false
+			}
+		case '{':
+			if prev == '@' {
+				return false
+			}
+		}
+		if b < 0x20 || b == 0x7f {
 			return false
 		}
 		prev = b

@@ -110,8 +110,8 @@ func advertisement(t testing.TB, lines ...string) []byte {
 	return b.Bytes()
 }
 
-// listOf decodes an advertisement and returns what writeRefs prints and
-// the names it refused.
+// listOf decodes an advertisement with go-git and returns what writeRefs
+// prints and the names it refused.
 func listOf(adv []byte) (string, []string, error) {
 	ar := packp.NewAdvRefs()
 	if err := ar.Decode(bytes.NewReader(adv)); err != nil {
@@ -123,6 +123,18 @@ func listOf(adv []byte) (string, []string, error) {
 	writeRefs(w, ar, true, func(n string) { funny = append(funny, n) })
 	w.Flush()
 	return out.String(), funny, nil
+}
+
+// streamOf reads an advertisement with readAdvertisement and returns what
+// a listWriter prints as it goes and the names it refused.
+func streamOf(adv []byte) (string, []string, error) {
+	var out bytes.Buffer
+	var funny []string
+	w := bufio.NewWriter(&out)
+	lw := &listWriter{w: w, url: "u", funny: func(n string) { funny = append(funny, n) }}
+	_, err := readAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw.ref)
+	w.Flush()
+	return out.String(), funny, err
 }
 
 const oid1 = "1111111111111111111111111111111111111111"
@@ -138,41 +150,42 @@ func TestListDropsFunnyRefs(t *testing.T) {
 		oid1+" refs/tags/ok\n",
 		oid1+" refs/tags/ok^{}\n",
 	)
-	out, funny, err := listOf(adv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := oid1 + " refs/heads/main\n" + oid1 + " refs/tags/ok\n" + oid1 + " refs/tags/ok^{}\n"
-	if out != want {
-		t.Errorf("list printed\n%q\nwant\n%q", out, want)
-	}
-	if len(funny) < 3 {
-		t.Errorf("warned of %q, want the newline names, the bad symref and t..u", funny)
+	for name, decode := range map[string]func([]byte) (string, []string, error){"go-git": listOf, "stream": streamOf} {
+		out, funny, err := decode(adv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := oid1 + " refs/heads/main\n" + oid1 + " refs/tags/ok\n" + oid1 + " refs/tags/ok^{}\n"
+		if out != want {
+			t.Errorf("%s: list printed\n%q\nwant\n%q", name, out, want)
+		}
+		if len(funny) < 3 {
+			t.Errorf("%s: warned of %q, want the newline names, the bad symref and t..u", name, funny)
+		}
 	}
 }
 
-// FuzzList: whatever the advertisement, every line writeRefs prints is a
-// helper-protocol line naming a valid ref.
+// FuzzList: whatever the advertisement, every line writeRefs or a
+// listWriter prints is a helper-protocol line naming a valid ref.
 func FuzzList(f *testing.F) {
 	f.Add(advertisement(f, oid1+" refs/heads/main\x00symref=HEAD:refs/heads/main\n", oid1+" refs/tags/v^{}\n"))
 	f.Add(advertisement(f, oid1+" refs/heads/a\nlock /x\x00symref=HEAD:refs/heads/\nb\n"))
 	f.Add(advertisement(f, oid1+" capabilities^{}\x00symref=HEAD:refs/heads/a\n"))
 	f.Fuzz(func(t *testing.T, adv []byte) {
-		out, _, err := listOf(adv)
-		if err != nil {
-			return
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-			if out == "" {
-				break
-			}
-			m := helperLine.FindStringSubmatch(l)
-			if m == nil {
-				t.Fatalf("list printed %q", l)
-			}
-			name := m[1] + m[2]
-			if name != "" && !validRef(name) {
-				t.Fatalf("list printed the invalid name %q", name)
+		for _, decode := range []func([]byte) (string, []string, error){listOf, streamOf} {
+			out, _, _ := decode(adv) // a failure midway still leaves lines
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if out == "" {
+					break
+				}
+				m := helperLine.FindStringSubmatch(l)
+				if m == nil {
+					t.Fatalf("list printed %q", l)
+				}
+				name := m[1] + m[2]
+				if name != "" && !validRef(name) {
+					t.Fatalf("list printed the invalid name %q", name)
+				}
 			}
 		}
 	})

@@ -7,8 +7,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/file"
-	"github.com/go-git/go-git/v5/plumbing/transport/git"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
@@ -44,9 +42,9 @@ func (h *helper) transport() (transport.Transport, error) {
 	case "ssh":
 		h.tr = newSSH(cfg, h.env.Getenv)
 	case "git":
-		h.tr = git.DefaultClient
+		h.tr = newDaemon(h.ctx)
 	default:
-		h.tr = file.DefaultClient
+		h.tr = newLocal()
 	}
 	return h.tr, nil
 }

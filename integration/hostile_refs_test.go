@@ -1,0 +1,69 @@
+package integration
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestMillionRefsBoundedMemory: an upstream that advertises 1,000,000 refs
+// is listed by the helper in bounded memory (each ref is written to git as
+// it is read, none kept), and git ls-remote through durable:: prints
+// exactly what plain git prints.
+func TestMillionRefsBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million refs")
+	}
+	const n = 1000000
+	env := env(t)
+	base := t.TempDir()
+	up := filepath.Join(base, "up.git")
+	gittest.Git(t, env, base, "init", "-q", "--bare", "-b", "main", up)
+	gittest.History(t, env, up, 1, 1)
+	tip := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main"))
+	f, err := os.Create(filepath.Join(up, "packed-refs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# pack-refs with: peeled fully-peeled sorted \n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, "%s refs/heads/b%07d\n", tip, i)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	url := fmt.Sprintf("git://127.0.0.1:%d/up.git", startDaemon(t, env, base))
+
+	// The helper alone, as git runs it for ls-remote, for its peak RSS.
+	local := gittest.Init(t, env, true, "")
+	cmd := exec.Command(filepath.Join(binDir, "git-remote-durable"), "origin", url)
+	cmd.Env = append(append([]string{}, env...), "GIT_DIR="+local)
+	cmd.Stdin = strings.NewReader("list\n\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	if got := strings.Count(string(out), "\n"); got != n+3 { // HEAD, main, the refs, the blank line
+		t.Fatalf("the helper listed %d lines, want %d", got, n+3)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("helper peak RSS listing %d refs: %d MiB", n, rss>>20)
+	if rss > 64<<20 {
+		t.Errorf("helper peak RSS %d MiB listing %d refs, want at most 64 MiB", rss>>20, n)
+	}
+
+	plain := gittest.Exec(t, env, base, nil, "git", "ls-remote", url)
+	ours := gittest.Exec(t, env, base, nil, "git", "ls-remote", "durable::"+url)
+	if plain.Code != 0 || ours.Code != 0 || string(plain.Stdout) != string(ours.Stdout) {
+		t.Errorf("ls-remote: git exit %d (%d bytes), ours exit %d (%d bytes)\n%s", plain.Code, len(plain.Stdout), ours.Code, len(ours.Stdout), ours.Stderr)
+	}
+}

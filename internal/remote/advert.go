@@ -1,0 +1,136 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+)
+
+// refSink takes the advertised refs one at a time, in the upstream's order,
+// instead of a map: a list of a million refs then costs no more memory than
+// one. ar holds the capabilities of the first line by then. name is only
+// valid during the call; a peeled tag comes as "<name>^{}" right after its
+// tag.
+type refSink func(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error
+
+// errEmptyAdvertisement is an advertisement with no ref and no
+// capabilities: git upload-pack's answer for an empty repository.
+var errEmptyAdvertisement = errors.New("empty advertisement")
+
+// readAdvertisement reads a protocol v0 ref advertisement (the pkt-lines up
+// to the flush) from r. The capabilities of the first line, the id of HEAD
+// and the shallow lines go into the returned AdvRefs; each ref goes to sink
+// when there is one, else into its References and Peeled maps. An "ERR"
+// line is a *pktline.ErrorLine; a stream that ends before the flush, a
+// line that is not "<40 hex> <name>" or "shallow <40 hex>", is an error.
+func readAdvertisement(r *bufio.Reader, sink refSink) (*packp.AdvRefs, error) {
+	ar := packp.NewAdvRefs()
+	s := pktline.NewScanner(r)
+	first := true
+	for {
+		if !s.Scan() {
+			if err := s.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("the advertisement ended early: %w", io.ErrUnexpectedEOF)
+		}
+		line := bytes.TrimSuffix(s.Bytes(), []byte("\n"))
+		switch {
+		case len(s.Bytes()) == 0: // flush
+			if first {
+				return ar, errEmptyAdvertisement
+			}
+			return ar, nil
+		case first && bytes.HasPrefix(line, []byte("version ")):
+			continue // "version 1": what follows is v0's
+		case bytes.HasPrefix(line, []byte("shallow ")):
+			id, ok := parseID(line[len("shallow "):])
+			if !ok {
+				return nil, malformed(line)
+			}
+			ar.Shallows = append(ar.Shallows, id)
+			first = false
+			continue
+		}
+		if first {
+			first = false
+			refPart, caps, _ := bytes.Cut(line, []byte{0})
+			if err := ar.Capabilities.Decode(caps); err != nil {
+				return nil, fmt.Errorf("bad capabilities in the advertisement: %w", err)
+			}
+			for _, f := range ar.Capabilities.Get(capability.ObjectFormat) {
+				if f != "sha1" { // formatFromError reads the name from this
+					return nil, fmt.Errorf("the advertisement uses object-format=%s", f)
+				}
+			}
+			line = refPart
+		}
+		if len(line) < 42 || line[40] != ' ' {
+			return nil, malformed(line)
+		}
+		id, ok := parseID(line[:40])
+		if !ok {
+			return nil, malformed(line)
+		}
+		name := line[41:]
+		switch {
+		case string(name) == "capabilities^{}": // an empty repository's capabilities
+		case string(name) == "HEAD":
+			ar.Head = &id
+			fallthrough
+		case sink != nil:
+			if sink != nil {
+				if err := sink(ar, name, id); err != nil {
+					return nil, err
+				}
+			}
+		case bytes.HasSuffix(name, []byte("^{}")):
+			ar.Peeled[string(name[:len(name)-3])] = id
+		default:
+			ar.References[string(name)] = id
+		}
+	}
+}
+
+// parseID reads 40 lower-case hex digits.
+func parseID(b []byte) (plumbing.Hash, bool) {
+	var id plumbing.Hash
+	if len(b) != 40 {
+		return id, false
+	}
+	for i := 0; i < 40; i += 2 {
+		hi, ok1 := unhex(b[i])
+		lo, ok2 := unhex(b[i+1])
+		if !ok1 || !ok2 {
+			return id, false
+		}
+		id[i/2] = hi<<4 | lo
+	}
+	return id, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// malformed is the error for a line that is not part of an advertisement;
+// it quotes at most 80 bytes, masked.
+func malformed(line []byte) error {
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	return fmt.Errorf("malformed ref advertisement line '%s'", maskName(string(line)))
+}
