@@ -15,8 +15,9 @@ func (u *unpacker) worker() {
 	h := u.fmt.NewHasher()
 	for b := range u.jobs {
 		for _, j := range b {
+			n := int64(len(j.data)) // j may be parked, and its data dropped
 			u.run(h, j)
-			u.budget.release(int64(len(j.data)))
+			u.budget.release(n)
 			u.wg.Done()
 		}
 	}
@@ -73,6 +74,7 @@ func (u *unpacker) redirect(j *job, err error) int {
 		return parked
 	}
 	u.pending[j.baseID] = append(u.pending[j.baseID], j)
+	u.park(j)
 	u.baseErrs[j.baseID] = be
 	return parked
 }
@@ -127,6 +129,12 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 		w := stack[len(stack)-1]
 		stack[len(stack)-1] = waiter{}
 		stack = stack[:len(stack)-1]
+		if w.j.spilled {
+			if err := u.reload(w.j); err != nil {
+				u.fail(err)
+				continue
+			}
+		}
 		data, err := applyDelta(w.base, w.j.data)
 		if err != nil {
 			u.fail(&DeltaError{Err: err})
@@ -242,6 +250,9 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 	if p, ok := u.pending[id]; ok {
 		kids = append(kids, p...)
 		delete(u.pending, id)
+	}
+	for _, j := range kids {
+		u.unpark(j)
 	}
 	return kids
 }
