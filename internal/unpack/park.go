@@ -8,12 +8,13 @@ import (
 )
 
 // parkMax bounds the delta data held in memory by deltas that wait for
-// their base (u.waiting, u.pending) when they can be read back from the
-// kept pack. A REF_DELTA whose base never comes (a hostile or broken thin
-// pack) or comes last would otherwise hold its data until the end: memory
-// would grow with the pack. Past the bound, a waiting delta drops its data
-// and reads it back from the pack file when its base is done. Normal packs
-// stay under it: there a delta waits only for a base a worker is resolving.
+// their base (u.waiting, u.pending). A REF_DELTA whose base never comes (a
+// hostile or broken thin pack) or comes last would otherwise hold its data
+// until the end: memory would grow with the pack. Past the bound, a
+// waiting delta drops its data and reads it back when its base is done:
+// from the kept pack, or from the spill file of an exploded one. Normal
+// packs stay under it: there a delta waits only for a base a worker is
+// resolving.
 const parkMax = 8 << 20
 
 // UnresolvedError is how a kept pack fails when deltas never got their
@@ -32,13 +33,22 @@ func (e *UnresolvedError) Error() string {
 func (e *UnresolvedError) Is(target error) bool { return target == ErrUnresolved }
 
 // park is called, with u.mu held, as j starts to wait for its base. Within
-// parkMax it keeps its data; past it, and if the data can be read back,
-// the data is dropped.
+// parkMax it keeps its data; past it, the data is dropped, once written
+// to the spill file when the pack is not kept. If that write fails, the
+// data is held, as git holds it.
 func (u *unpacker) park(j *job) {
 	n := int64(len(j.data))
 	if u.reread == nil || u.parked+n <= parkMax {
 		u.parked += n
 		return
+	}
+	if u.spill != nil {
+		off, err := u.spill.put(j.data)
+		if err != nil {
+			u.parked += n
+			return
+		}
+		j.spillAt = off
 	}
 	j.data, j.spilled = nil, true
 }
@@ -52,7 +62,7 @@ func (u *unpacker) unpark(j *job) {
 
 // reload reads back the data a waiting delta dropped.
 func (u *unpacker) reload(j *job) error {
-	data, err := u.reread(j.idx)
+	data, err := u.reread(j)
 	if err != nil {
 		return err
 	}
@@ -83,8 +93,9 @@ func (u *unpacker) unresolvedErr(n int) error {
 	return ErrUnresolved
 }
 
-// delta reads back the delta of entry idx from the kept pack.
-func (d *packDest) delta(idx int32) ([]byte, error) {
+// delta reads back the delta of job j from the kept pack.
+func (d *packDest) delta(j *job) ([]byte, error) {
+	idx := j.idx
 	d.u.mu.Lock()
 	off := d.u.entries[idx].off
 	d.u.mu.Unlock()

@@ -46,34 +46,62 @@ func waitingPack(n, size int, withBase bool) ([]byte, map[object.ID]string) {
 	return b.Pack(), want
 }
 
-// TestKeepRereadsWaitingDeltas keeps a pack whose REF deltas, several
+// TestWaitingDeltasAreReread unpacks a pack whose REF deltas, several
 // times parkMax of them, all come before their base: the deltas dropped
-// while they waited are read back from the pack, and every object
-// resolves to the right content, whatever the number of workers.
-func TestKeepRereadsWaitingDeltas(t *testing.T) {
+// while they waited are read back, from the kept pack or from the spill
+// file, and every object resolves to the right content, whatever the
+// number of workers; the spill file is gone after the run. When the spill
+// file cannot be created, the deltas are held instead.
+func TestWaitingDeltasAreReread(t *testing.T) {
 	n, size := 3*parkMax/(1<<20), 1<<20
 	p, want := waitingPack(n, size, true)
-	for _, workers := range []int{1, 2} {
+	for _, tc := range []struct {
+		workers     int
+		keep, nospc bool
+	}{{1, true, false}, {2, true, false}, {1, false, false}, {2, false, false}, {2, false, true}} {
+		name := fmt.Sprintf("%d workers, keep=%v, nospc=%v", tc.workers, tc.keep, tc.nospc)
 		m := memfs.New(objs, objs+"/pack")
+		spilled := false
+		m.Fail = func(_ int, ev memfs.Event) error {
+			if !strings.Contains(ev.Path, "tmp_spill_") {
+				return nil
+			}
+			spilled = true
+			if tc.nospc {
+				return memfs.ENOSPC
+			}
+			return nil
+		}
 		store, policy := newStore(m)
 		var mu sync.Mutex
 		got := map[object.ID]string{}
-		res, err := Run(context.Background(), bytes.NewReader(p), store, policy, Options{
-			Workers: workers, Keep: &Keep{},
-			Object: func(id object.ID, _ object.Type, data []byte) {
-				mu.Lock()
-				got[id] = string(data)
-				mu.Unlock()
-			}})
-		if err != nil || res.Pack == "" {
-			t.Fatalf("%d workers: %+v %v", workers, res, err)
+		opts := Options{Workers: tc.workers, Object: func(id object.ID, _ object.Type, data []byte) {
+			mu.Lock()
+			got[id] = string(data)
+			mu.Unlock()
+		}}
+		if tc.keep {
+			opts.Keep = &Keep{}
+		}
+		res, err := Run(context.Background(), bytes.NewReader(p), store, policy, opts)
+		if err != nil || tc.keep != (res.Pack != "") {
+			t.Fatalf("%s: %+v %v", name, res, err)
+		}
+		if spilled == tc.keep {
+			t.Errorf("%s: a spill file was asked for: %v", name, spilled)
 		}
 		if len(got) != len(want) {
-			t.Errorf("%d workers: %d objects resolved, want %d", workers, len(got), len(want))
+			t.Errorf("%s: %d objects resolved, want %d", name, len(got), len(want))
 		}
 		for id, data := range want {
 			if got[id] != data {
-				t.Errorf("%d workers: %v resolved to %d bytes, want %d", workers, id, len(got[id]), len(data))
+				t.Errorf("%s: %v resolved to %d bytes, want %d", name, id, len(got[id]), len(data))
+			}
+		}
+		names, _ := m.ReadDir(objs + "/pack")
+		for _, n := range names {
+			if strings.HasPrefix(n, "tmp_") {
+				t.Errorf("%s: %s left behind", name, n)
 			}
 		}
 	}

@@ -36,8 +36,10 @@ type job struct {
 	data   []byte      // object data, or delta payload
 	base   int32
 	baseID object.ID
-	// spilled: data was dropped while the delta waited (see park).
+	// spilled: data was dropped while the delta waited (see park), and is
+	// in the kept pack, or at spillAt in the spill file.
 	spilled bool
+	spillAt int64
 }
 
 type unpacker struct {
@@ -52,14 +54,15 @@ type unpacker struct {
 
 	mu       sync.Mutex
 	entries  []entry
-	ids      map[object.ID]int32             // first entry of each id
-	waiting  map[int32][]*job                // deltas whose base entry is in flight
-	pending  map[object.ID][]*job            // REF deltas whose base id is nowhere yet
-	baseErrs map[object.ID]*BaseError        // pending because the store's copy is unreadable
-	orphans  int                             // deltas whose OFS base is no entry
-	parked   int64                           // data held by waiting and pending deltas
-	reread   func(idx int32) ([]byte, error) // a delta's data, from the kept pack
-	external map[object.ID]bool              // REF_DELTA bases taken from the store
+	ids      map[object.ID]int32          // first entry of each id
+	waiting  map[int32][]*job             // deltas whose base entry is in flight
+	pending  map[object.ID][]*job         // REF deltas whose base id is nowhere yet
+	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
+	orphans  int                          // deltas whose OFS base is no entry
+	parked   int64                        // data held by waiting and pending deltas
+	reread   func(j *job) ([]byte, error) // a spilled delta's data
+	spill    *spill                       // where an exploded pack's deltas spill
+	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
 	err      error // first fatal error
@@ -104,7 +107,8 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	var pd *packDest
 	if opts.Keep == nil {
 		ld = newLooseDest(store, u.tx, u.fail)
-		u.dest = ld
+		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt)
+		u.reread = u.spill.reread
 	} else {
 		var err error
 		if pd, err = newPackDest(u); err != nil {
@@ -127,6 +131,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	u.flush()
 	close(u.jobs)
 	u.wg.Wait()
+	if u.spill != nil {
+		u.spill.close()
+	}
 	if ld != nil {
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
