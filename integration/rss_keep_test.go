@@ -75,3 +75,38 @@ func TestKeepWaitingDeltasBoundMemory(t *testing.T) {
 		gittest.Fsck(t, env, repo)
 	}
 }
+
+// TestExplodeWaitingDeltasBoundMemory explodes the packs of
+// TestKeepWaitingDeltasBoundMemory: git unpack-objects holds every waiting
+// delta (about 270 MiB here); ours spills them past 8 MiB, deflated, to a
+// temporary file. Peak RSS stays within maxRSS, the run ends as git
+// unpack-objects' does (exit code, last line, the same objects), and the
+// temporary file is gone.
+func TestExplodeWaitingDeltasBoundMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ru_maxrss is in KiB on Linux only")
+	}
+	env := env(t)
+	tool := rusageTool(t, t.TempDir())
+	for _, withBase := range []bool{false, true} {
+		p := waitingDeltas(256, 1<<20, withBase)
+		gitRepo := gittest.Init(t, env, true, "")
+		git := unpackInto(t, env, gitRepo, "unpack-objects", p, "-q")
+		repo := gittest.Init(t, env, true, "")
+		r := peakRSS(t, tool, env, repo, p, "-q")
+		t.Logf("base comes=%v, %d KiB pack: exit %d, peak RSS %d KiB: %s", withBase, len(p)>>10, r.code, r.rss>>10, lastLine(r.stderr))
+		if r.rss > maxRSS {
+			t.Errorf("base comes=%v: peak RSS %d MiB, bound %d MiB", withBase, r.rss>>20, maxRSS>>20)
+		}
+		if r.code != git.Code || lastLine(r.stderr) != git.lastLine() {
+			t.Errorf("base comes=%v: exit %d %q; git unpack-objects: exit %d %q", withBase, r.code, lastLine(r.stderr), git.Code, git.lastLine())
+		}
+		if names, _ := filepath.Glob(filepath.Join(repo, "objects/pack/*")); len(names) != 0 {
+			t.Errorf("base comes=%v: left in objects/pack: %v", withBase, names)
+		}
+		if got, want := gittest.Objects(t, env, repo), gittest.Objects(t, env, gitRepo); got != want {
+			t.Errorf("base comes=%v: objects differ from git's: %s", withBase, firstDiff(want, got))
+		}
+		gittest.Fsck(t, env, repo)
+	}
+}
