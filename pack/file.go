@@ -68,14 +68,9 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if depth > MaxDeltaDepth {
 		return object.Bad, nil, fmt.Errorf("pack: delta chain deeper than %d at offset %d", MaxDeltaDepth, off)
 	}
-	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 1<<62), 4096)
-	e, err := readEntryHeader(br, off, p.format)
+	e, data, err := p.EntryAt(off)
 	if err != nil {
 		return object.Bad, nil, err
-	}
-	data, err := inflateAll(br, e.Size)
-	if err != nil {
-		return object.Bad, nil, &CorruptError{Offset: off, Err: err}
 	}
 	var t object.Type
 	var base []byte
@@ -98,6 +93,21 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	}
 	data, err = ApplyDelta(nil, base, data)
 	return t, data, err
+}
+
+// EntryAt returns the header and the inflated data of the entry at offset
+// off as they are in the pack: for a delta, the delta itself, unresolved.
+func (p *File) EntryAt(off int64) (Entry, []byte, error) {
+	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 1<<62), 4096)
+	e, err := readEntryHeader(br, off, p.format)
+	if err != nil {
+		return e, nil, err
+	}
+	data, err := inflateAll(br, e.Size)
+	if err != nil {
+		return e, nil, &CorruptError{Offset: off, Err: err}
+	}
+	return e, data, nil
 }
 
 // inflateAll inflates exactly size bytes, growing the buffer only as data

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
 )
@@ -90,5 +91,26 @@ func TestParseIndexRejectsGarbage(t *testing.T) {
 		if _, err := pack.ParseIndex(data, object.SHA1); err == nil {
 			t.Errorf("accepted %d bytes", len(data))
 		}
+	}
+}
+
+// TestEntryAtReturnsTheDelta reads a REF_DELTA entry back by offset: its
+// header and the delta as sent, not the object it resolves to.
+func TestEntryAtReturnsTheDelta(t *testing.T) {
+	base, _ := object.ParseID(strings.Repeat("5a", 20))
+	delta := (&packtest.Delta{}).Copy(0, 4).Insert([]byte("tail")).Bytes(10, 8)
+	b := &packtest.Builder{}
+	b.Object(object.Blob, []byte("a blob"))
+	b.RefDelta(base, delta)
+	file := pack.NewFile(readerAt(b.Pack()), nil, object.SHA1)
+	e, data, err := file.EntryAt(b.Offset(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != object.RefDelta || e.BaseID != base || e.Offset != b.Offset(1) || string(data) != string(delta) {
+		t.Errorf("entry %+v, data %q; want the REF_DELTA on %v holding %q", e, data, base, delta)
+	}
+	if e, data, err := file.EntryAt(b.Offset(0)); err != nil || e.Type != object.Blob || string(data) != "a blob" {
+		t.Errorf("blob entry %+v, %q, %v", e, data, err)
 	}
 }

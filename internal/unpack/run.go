@@ -36,6 +36,10 @@ type job struct {
 	data   []byte      // object data, or delta payload
 	base   int32
 	baseID object.ID
+	// spilled: data was dropped while the delta waited (see park), and is
+	// in the kept pack, or at spillAt in the spill file.
+	spilled bool
+	spillAt int64
 }
 
 type unpacker struct {
@@ -51,12 +55,15 @@ type unpacker struct {
 
 	mu       sync.Mutex
 	entries  []entry
-	ids      map[object.ID]int32      // first entry of each id
-	waiting  map[int32][]*job         // deltas whose base entry is in flight
-	pending  map[object.ID][]*job     // REF deltas whose base id is nowhere yet
-	baseErrs map[object.ID]*BaseError // pending because the store's copy is unreadable
-	orphans  int                      // deltas whose OFS base is no entry
-	external map[object.ID]bool       // REF_DELTA bases taken from the store
+	ids      map[object.ID]int32          // first entry of each id
+	waiting  map[int32][]*job             // deltas whose base entry is in flight
+	pending  map[object.ID][]*job         // REF deltas whose base id is nowhere yet
+	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
+	orphans  int                          // deltas whose OFS base is no entry
+	parked   int64                        // data held by waiting and pending deltas
+	reread   func(j *job) ([]byte, error) // a spilled delta's data
+	spill    *spill                       // where an exploded pack's deltas spill
+	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
 	err      error // first fatal error
@@ -98,13 +105,14 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	var pd *packDest
 	if opts.Keep == nil {
 		ld = newLooseDest(store, u.tx, u.fail)
-		u.dest = ld
+		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt)
+		u.reread = u.spill.reread
 	} else {
 		var err error
 		if pd, err = newPackDest(u); err != nil {
 			return Result{}, errors.Join(err, u.tx.End())
 		}
-		u.dest, ropts.CRC32 = pd, true
+		u.dest, ropts.CRC32, u.reread = pd, true, pd.delta
 		ropts.Tee = pd
 		if opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
@@ -124,6 +132,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	u.flush()
 	close(u.jobs)
 	u.wg.Wait()
+	if u.spill != nil {
+		u.spill.close()
+	}
 	if ld != nil {
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
@@ -181,8 +192,8 @@ func (u *unpacker) finish(trailerErr error) error {
 		}
 		delete(u.pending, id)
 	}
-	if u.orphans > 0 || len(u.waiting) > 0 || len(u.pending) > 0 {
-		return ErrUnresolved
+	if n := u.unresolved(); n > 0 {
+		return u.unresolvedErr(n)
 	}
 	if u.held != nil {
 		if err := u.writeHeld(); err != nil {
@@ -375,6 +386,7 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 		return
 	}
 	u.pending[baseID] = append(u.pending[baseID], j)
+	u.park(j)
 	u.mu.Unlock()
 }
 
@@ -387,6 +399,7 @@ func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 		return true
 	}
 	u.waiting[k] = append(u.waiting[k], j)
+	u.park(j)
 	return false
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
@@ -15,8 +14,9 @@ func (u *unpacker) worker() {
 	h := u.fmt.NewHasher()
 	for b := range u.jobs {
 		for _, j := range b {
+			n := int64(len(j.data)) // j may be parked, and its data dropped
 			u.run(h, j)
-			u.budget.release(int64(len(j.data)))
+			u.budget.release(n)
 			u.wg.Done()
 		}
 	}
@@ -73,6 +73,7 @@ func (u *unpacker) redirect(j *job, err error) int {
 		return parked
 	}
 	u.pending[j.baseID] = append(u.pending[j.baseID], j)
+	u.park(j)
 	u.baseErrs[j.baseID] = be
 	return parked
 }
@@ -127,6 +128,12 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 		w := stack[len(stack)-1]
 		stack[len(stack)-1] = waiter{}
 		stack = stack[:len(stack)-1]
+		if w.j.spilled {
+			if err := u.reload(w.j); err != nil {
+				u.fail(err)
+				continue
+			}
+		}
 		data, err := applyDelta(w.base, w.j.data)
 		if err != nil {
 			u.fail(&DeltaError{Err: err})
@@ -248,6 +255,9 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 		kids = append(kids, p...)
 		delete(u.pending, id)
 	}
+	for _, j := range kids {
+		u.unpark(j)
+	}
 	return kids
 }
 
@@ -291,47 +301,4 @@ func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
 	}
 	u.resolveAll(u.fmt.NewHasher(), withBase(kids, typ, base))
 	return nil
-}
-
-// budget bounds the bytes of entry data queued for or held by workers. A
-// single request larger than the whole budget waits until nothing else is
-// held.
-type budget struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	max  int64
-	used int64
-}
-
-func newBudget(max int64) *budget {
-	b := &budget{max: max}
-	b.cond = sync.NewCond(&b.mu)
-	return b
-}
-
-func (b *budget) acquire(n int64) {
-	b.mu.Lock()
-	for b.used > 0 && b.used+n > b.max {
-		b.cond.Wait()
-	}
-	b.used += n
-	b.mu.Unlock()
-}
-
-// tryAcquire takes n if that fits without waiting.
-func (b *budget) tryAcquire(n int64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used > 0 && b.used+n > b.max {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-func (b *budget) release(n int64) {
-	b.mu.Lock()
-	b.used -= n
-	b.cond.Broadcast()
-	b.mu.Unlock()
 }
