@@ -6,17 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// TestMillionRefsBoundedMemory: an upstream that advertises 1,000,000 refs
-// is listed by the helper in bounded memory (each ref is written to git as
-// it is read, none kept), and git ls-remote through durable:: prints
-// exactly what plain git prints.
+// TestMillionRefsBoundedMemory: an upstream that advertises 1,000,000 refs,
+// over git:// and smart HTTP, is listed by the helper in bounded memory
+// (each ref is written to git as it is read, none kept), and git ls-remote
+// through durable:: prints exactly what plain git prints.
 func TestMillionRefsBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a million refs")
@@ -41,26 +41,48 @@ func TestMillionRefsBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	url := fmt.Sprintf("git://127.0.0.1:%d/up.git", startDaemon(t, env, base))
+	daemon := fmt.Sprintf("git://127.0.0.1:%d/up.git", startDaemon(t, env, base))
+	web := startHTTP(t, httpBackend(t, env, base)) + "/up.git"
+	tool := rusageTool(t, t.TempDir())
+	for _, url := range []string{daemon, web} {
+		t.Run(url[:strings.Index(url, ":")], func(t *testing.T) {
+			listMillion(t, env, tool, base, url, n)
+		})
+	}
+}
 
-	// The helper alone, as git runs it for ls-remote, for its peak RSS.
+// listMillion lists the n refs of url through the helper alone, as git
+// runs it for ls-remote, to bound its peak RSS (measured by the rusage
+// tool: see rusageSrc), then compares git ls-remote through durable:: with
+// plain git's.
+func listMillion(t *testing.T, env []string, tool, base, url string, n int) {
 	local := gittest.Init(t, env, true, "")
-	cmd := exec.Command(filepath.Join(binDir, "git-remote-durable"), "origin", url)
+	measure := filepath.Join(t.TempDir(), "maxrss")
+	cmd := exec.Command(tool, measure, filepath.Join(binDir, "git-remote-durable"), "origin", url)
 	cmd.Env = append(append([]string{}, env...), "GIT_DIR="+local)
 	cmd.Stdin = strings.NewReader("list\n\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("helper: %v", err)
+		t.Fatalf("helper: %v\n%s", err, stderr.String())
 	}
 	if got := strings.Count(string(out), "\n"); got != n+3 { // HEAD, main, the refs, the blank line
 		t.Fatalf("the helper listed %d lines, want %d", got, n+3)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	kib, err := os.ReadFile(measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss, err := strconv.ParseInt(string(kib), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss <<= 10
 	t.Logf("helper peak RSS listing %d refs: %d MiB", n, rss>>20)
 	if rss > 64<<20 {
 		t.Errorf("helper peak RSS %d MiB listing %d refs, want at most 64 MiB", rss>>20, n)
 	}
-
 	plain := gittest.Exec(t, env, base, nil, "git", "ls-remote", url)
 	ours := gittest.Exec(t, env, base, nil, "git", "ls-remote", "durable::"+url)
 	if plain.Code != 0 || ours.Code != 0 || string(plain.Stdout) != string(ours.Stdout) {

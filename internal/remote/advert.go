@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
@@ -32,18 +33,19 @@ var errEmptyAdvertisement = errors.New("empty advertisement")
 // line that is not "<40 hex> <name>" or "shallow <40 hex>", is an error.
 func readAdvertisement(r *bufio.Reader, sink refSink) (*packp.AdvRefs, error) {
 	ar := packp.NewAdvRefs()
-	s := pktline.NewScanner(r)
+	var buf []byte
 	first := true
 	for {
-		if !s.Scan() {
-			if err := s.Err(); err != nil {
-				return nil, err
-			}
+		pkt, err := readPkt(r, &buf)
+		if err == io.EOF {
 			return nil, fmt.Errorf("the advertisement ended early: %w", io.ErrUnexpectedEOF)
 		}
-		line := bytes.TrimSuffix(s.Bytes(), []byte("\n"))
+		if err != nil {
+			return nil, err
+		}
+		line := bytes.TrimSuffix(pkt, []byte("\n"))
 		switch {
-		case len(s.Bytes()) == 0: // flush
+		case pkt == nil: // flush
 			if first {
 				return ar, errEmptyAdvertisement
 			}
@@ -83,7 +85,8 @@ func readAdvertisement(r *bufio.Reader, sink refSink) (*packp.AdvRefs, error) {
 		switch {
 		case string(name) == "capabilities^{}": // an empty repository's capabilities
 		case string(name) == "HEAD":
-			ar.Head = &id
+			head := id
+			ar.Head = &head
 			fallthrough
 		case sink != nil:
 			if sink != nil {
@@ -97,6 +100,47 @@ func readAdvertisement(r *bufio.Reader, sink refSink) (*packp.AdvRefs, error) {
 			ar.References[string(name)] = id
 		}
 	}
+}
+
+// readPkt reads one pkt-line into *buf (grown as needed, reused) and
+// returns its payload, nil for a flush, an "ERR" line as a
+// *pktline.ErrorLine, io.EOF when r ends between lines. go-git's Scanner
+// allocates for every line, which a million refs turn into garbage the
+// collector may not keep up with on a busy machine.
+func readPkt(r *bufio.Reader, buf *[]byte) ([]byte, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("the advertisement ended inside a line: %w", err)
+		}
+		return nil, err
+	}
+	n := 0
+	for _, c := range h {
+		d, ok := unhex(c | 0x20) // pkt-line lengths may be upper case
+		if !ok {
+			return nil, fmt.Errorf("bad pkt-line length %q", maskName(string(h[:])))
+		}
+		n = n<<4 | int(d)
+	}
+	switch {
+	case n == 0:
+		return nil, nil
+	case n < 4:
+		return nil, fmt.Errorf("bad pkt-line length %q", h[:])
+	}
+	n -= 4
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	p := (*buf)[:n]
+	if _, err := io.ReadFull(r, p); err != nil {
+		return nil, fmt.Errorf("the advertisement ended inside a line: %w", io.ErrUnexpectedEOF)
+	}
+	if bytes.HasPrefix(p, []byte("ERR ")) {
+		return nil, &pktline.ErrorLine{Text: strings.TrimSpace(string(p[4:]))}
+	}
+	return p, nil
 }
 
 // parseID reads 40 lower-case hex digits.

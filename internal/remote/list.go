@@ -36,14 +36,23 @@ type receive struct {
 // instead of keeping them.
 func (h *helper) openUpload(sink refSink) (*upload, error) {
 	streamed := false
+	if h.tap != nil {
+		h.tap.used = false
+		defer func() { h.tap.sink = nil }()
+	}
 	s, ar, err := h.advertise(func(tr transport.Transport) (transport.Session, error) {
 		s, err := tr.NewUploadPackSession(h.ep, h.auth)
 		if ss, ok := s.(interface{ setSink(refSink) }); ok && err == nil && sink != nil {
 			ss.setSink(sink)
 			streamed = true
+		} else if h.tap != nil {
+			h.tap.sink = sink // the HTTP session's GET of info/refs
 		}
 		return s, err
 	})
+	if h.tap != nil && h.tap.used {
+		streamed = true
+	}
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, nil
 	}
@@ -228,10 +237,8 @@ func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error
 		l.funny(string(name))
 		return nil
 	}
-	var b [41]byte
-	hex.Encode(b[:40], id[:])
-	b[40] = ' '
-	l.w.Write(b[:])
-	l.w.Write(name)
-	return l.w.WriteByte('\n')
+	b := hex.AppendEncode(l.w.AvailableBuffer(), id[:])
+	b = append(append(append(b, ' '), name...), '\n')
+	_, err := l.w.Write(b)
+	return err
 }

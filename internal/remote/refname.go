@@ -1,6 +1,9 @@
 package remote
 
-import "strings"
+import (
+	"io"
+	"strings"
+)
 
 // validRef reports whether name is a ref name the helper may print to git:
 // under refs/ and well formed by git's check-ref-format rules. The helper
@@ -100,4 +103,16 @@ func maskName(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// maskWriter passes whole messages on with printable applied: the
+// unpacker's warnings quote names from the pack (a tree entry, a submodule
+// name) that the upstream chose.
+type maskWriter struct{ w io.Writer }
+
+func (m maskWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(m.w, printable(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -88,6 +88,10 @@ func TestPrintable(t *testing.T) {
 		if got := printable(in); got != want {
 			t.Errorf("printable(%q) = %q, want %q", in, got, want)
 		}
+		var b bytes.Buffer
+		if n, err := (maskWriter{&b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {
+			t.Errorf("maskWriter wrote %q (%d, %v), want %q", b.String(), n, err, want)
+		}
 	}
 }
 

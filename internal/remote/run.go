@@ -43,6 +43,7 @@ type helper struct {
 	tr   transport.Transport
 	auth transport.AuthMethod // nil: the transport's default
 	cred *credential          // from git credential fill, once
+	tap  *advertTap           // HTTP only: streams list's advertisement
 	cfg  repo.Config          // read lazily
 	cfgd bool
 

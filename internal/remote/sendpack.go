@@ -60,7 +60,7 @@ func (h *helper) sendPack(rp *receive, ups []*update) error {
 		return err
 	}
 	if report.UnpackStatus != "ok" {
-		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", report.UnpackStatus)
+		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", printable(oneLine(report.UnpackStatus)))
 	}
 	byName := map[string]string{}
 	for _, cs := range report.CommandStatuses {

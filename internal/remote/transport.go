@@ -36,6 +36,8 @@ func (h *helper) transport() (transport.Transport, error) {
 			return nil, err
 		}
 		h.auth = a
+		h.tap = &advertTap{next: c.Transport}
+		c.Transport = h.tap
 		// go-git follows every redirect its own checks allow; the
 		// client's policy (http.followRedirects) decides.
 		h.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
@@ -65,7 +67,7 @@ func (h *helper) advertise(open func(transport.Transport) (transport.Session, er
 		if moved := credentialURL(h.ep); isHTTP && moved != base {
 			// go-git moved the endpoint (h.ep) to where the refs were
 			// found; every later request goes there, as git's do.
-			fmt.Fprintf(h.errw, "warning: redirecting to %s/\n", moved)
+			fmt.Fprintf(h.errw, "warning: redirecting to %s/\n", printable(moved))
 		}
 		user, hasPass := "", false
 		if isHTTP {

@@ -58,7 +58,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	})
 	defer store.Close()
 	policy := set.Policy(batch.OS, r.ObjectDir)
-	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: h.errw, UnpackLimit: limit, Strict: strict}
+	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: maskWriter{h.errw}, UnpackLimit: limit, Strict: strict}
 	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
 	var cl *closure
 	if h.set.checkConn {
