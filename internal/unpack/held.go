@@ -32,13 +32,9 @@ func newHeld(f object.Format) *held { return &held{fmt: f, objs: map[object.ID]*
 // add holds an object back. Like git, it parses commits and tags as they
 // arrive and refuses one it cannot parse, or an object held twice.
 func (h *held) add(id object.ID, typ object.Type, data []byte) error {
-	links, err := fsck.Links(typ, data, h.fmt)
-	var pe *fsck.ParseError
-	if errors.As(err, &pe) && typ != object.Tree {
-		se := &StrictError{Msg: "invalid " + typ.String()}
-		if m := pe.GitMessage(id); m != "" {
-			se.Lines = []string{m}
-		}
+	links, err := strictLinks(id, typ, data, h.fmt)
+	var se *StrictError
+	if errors.As(err, &se) {
 		return se
 	}
 	h.mu.Lock()
@@ -142,4 +138,21 @@ func (u *unpacker) checkLink(l fsck.Link) error {
 		return &StrictError{Msg: "object of unexpected type"}
 	}
 	return nil
+}
+
+// strictLinks parses what an object links to, as git's --strict does when
+// the object arrives: a commit or tag it cannot parse is refused (a
+// *StrictError in git's words); a tree that does not parse comes back with
+// its *fsck.ParseError, for the caller to report when the tree is checked.
+func strictLinks(id object.ID, typ object.Type, data []byte, f object.Format) ([]fsck.Link, error) {
+	links, err := fsck.Links(typ, data, f)
+	var pe *fsck.ParseError
+	if errors.As(err, &pe) && typ != object.Tree {
+		se := &StrictError{Msg: "invalid " + typ.String()}
+		if m := pe.GitMessage(id); m != "" {
+			se.Lines = []string{m}
+		}
+		return nil, se
+	}
+	return links, err
 }

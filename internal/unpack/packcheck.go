@@ -41,15 +41,13 @@ func (c *packCheck) object(id object.ID, typ object.Type, data []byte) error {
 	if typ == object.Blob {
 		return nil
 	}
-	links, err := fsck.Links(typ, data, c.fmt)
-	var pe *fsck.ParseError
-	if errors.As(err, &pe) && typ != object.Tree {
-		se := &StrictError{Msg: "invalid " + typ.String()}
-		if m := pe.GitMessage(id); m != "" {
-			se.Lines = []string{m}
-		}
+	links, err := strictLinks(id, typ, data, c.fmt)
+	var se *StrictError
+	if errors.As(err, &se) {
 		return se
 	}
+	var pe *fsck.ParseError
+	errors.As(err, &pe)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if report(c.msgs, c.opts.Check(id, typ, data, c.fmt)) {
