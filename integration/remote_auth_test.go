@@ -117,15 +117,11 @@ func TestRemoteSSHCommand(t *testing.T) {
 	mustRun(t, c, "clone over core.sshCommand")
 	checkBatches(t, stats)
 	// The helper's fsync counters, in git's trace2 words, next to git's events.
-	b, err := os.ReadFile(trace2)
-	found := false
-	for _, l := range strings.Split(string(b), "\n") {
-		found = found || strings.Contains(l, `"event":"counter"`) && strings.Contains(l, `"name":"hardware-flush"`) && strings.Contains(l, `"count":1,`)
+	events := fsyncEvents(t, trace2)
+	if !contains(events, `data fsync/hardware-flush="1"`) && !contains(events, "counter hardware-flush=1") {
+		t.Errorf("no hardware-flush counter of 1 in the trace2 events %q", events)
 	}
-	if !found {
-		t.Errorf("no hardware-flush counter of 1 in the trace2 events (%v)", err)
-	}
-	b, err = os.ReadFile(filepath.Join(base, "ssh.log"))
+	b, err := os.ReadFile(filepath.Join(base, "ssh.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
