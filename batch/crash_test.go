@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/crashtest"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
@@ -49,9 +49,9 @@ func storeObjects(t *testing.T, fsys batch.FS, p *batch.Policy, n int) []string 
 	return names
 }
 
-func checkModel(t *testing.T, m *memfs.FS, model crash.Model, expect []string) *crash.Report {
+func checkModel(t *testing.T, m *memfstest.FS, model crashtest.Model, expect []string) *crashtest.Report {
 	t.Helper()
-	rep, err := crash.Check(crash.FromMemfs(m.Events()), crash.Options{Model: model, Expect: expect})
+	rep, err := crashtest.Check(crashtest.FromMemfs(m.Events()), crashtest.Options{Model: model, Expect: expect})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +103,10 @@ func TestBatchCrashModels(t *testing.T) {
 		{"batch", "ext4", nil, true, false, n},
 		{"fallback on btrfs", "btrfs", nil, true, true, n},
 		{"writeout unsupported mid-batch", "ext4", fmt.Errorf("gone: %w", errors.ErrUnsupported), true, false, n},
-		{"writeout fails mid-batch", "ext4", memfs.EIO, true, false, n / 2},
+		{"writeout fails mid-batch", "ext4", memfstest.EIO, true, false, n / 2},
 	}
 	for _, tt := range tests {
-		m := memfs.New("/r/objects")
+		m := memfstest.New("/r/objects")
 		m.FSKind = tt.kind
 		var fsys batch.FS = m
 		if tt.flaky != nil {
@@ -118,9 +118,9 @@ func TestBatchCrashModels(t *testing.T) {
 			t.Fatalf("%s: %d published, want %d (%+v)", tt.name, len(names), tt.want, p.Stats())
 		}
 		for _, mm := range []struct {
-			model   crash.Model
+			model   crashtest.Model
 			durable bool
-		}{{crash.MJ, tt.mj}, {crash.MP, tt.mp}} {
+		}{{crashtest.MJ, tt.mj}, {crashtest.MP, tt.mp}} {
 			rep := checkModel(t, m, mm.model, names)
 			if rep.Durable() != mm.durable {
 				t.Errorf("%s under %v: durable %v, want %v; %v\n%v", tt.name, mm.model, rep.Durable(), mm.durable, rep, rep.Err())

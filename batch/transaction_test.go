@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/memfstest"
 )
 
 // publish writes n objects through a transaction and returns the events.
-func publish(t *testing.T, m *memfs.FS, p *batch.Policy, n int) []memfs.Event {
+func publish(t *testing.T, m *memfstest.FS, p *batch.Policy, n int) []memfstest.Event {
 	t.Helper()
 	tx := p.Begin()
 	for i := 0; i < n; i++ {
@@ -39,13 +39,13 @@ func publish(t *testing.T, m *memfs.FS, p *batch.Policy, n int) []memfs.Event {
 }
 
 // ops renders events as "op path" lines without writes and creates.
-func ops(evs []memfs.Event) string {
+func ops(evs []memfstest.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
 		switch e.Op {
-		case memfs.OpWrite, memfs.OpCreate:
+		case memfstest.OpWrite, memfstest.OpCreate:
 			continue
-		case memfs.OpRename:
+		case memfstest.OpRename:
 			fmt.Fprintf(&b, "%s %s\n", e.Op, e.Path2)
 		default:
 			fmt.Fprintf(&b, "%s %s\n", e.Op, e.Path)
@@ -95,7 +95,7 @@ flushdir /o/01
 		{batch.None, "ext4", batch.PathNone, "", 0, 0},
 	}
 	for _, tt := range tests {
-		m := memfs.New("/o")
+		m := memfstest.New("/o")
 		m.FSKind = tt.kind
 		p := batch.New(m, "/o", batch.Options{Method: tt.method})
 		got := ops(publish(t, m, p, 3))
@@ -113,7 +113,7 @@ flushdir /o/01
 }
 
 func TestNoFlush(t *testing.T) {
-	m := memfs.New("/o")
+	m := memfstest.New("/o")
 	p := batch.New(m, "/o", batch.Options{Method: batch.Batch, NoFlush: true})
 	if got := ops(publish(t, m, p, 2)); strings.Contains(got, "flush") {
 		t.Errorf("flushed with NoFlush:\n%s", got)
@@ -124,10 +124,10 @@ func TestNoFlush(t *testing.T) {
 }
 
 func TestFailedWriteoutPublishesNothing(t *testing.T) {
-	m := memfs.New("/o")
-	m.Fail = func(i int, ev memfs.Event) error {
-		if ev.Op == memfs.OpWriteout {
-			return memfs.EIO
+	m := memfstest.New("/o")
+	m.Fail = func(i int, ev memfstest.Event) error {
+		if ev.Op == memfstest.OpWriteout {
+			return memfstest.EIO
 		}
 		return nil
 	}
@@ -135,7 +135,7 @@ func TestFailedWriteoutPublishesNothing(t *testing.T) {
 	tx := p.Begin()
 	f, _ := m.Create("/o/tmp", 0o444)
 	f.Write([]byte("x"))
-	if err := tx.Commit(f, "/o/final"); !errors.Is(err, memfs.EIO) {
+	if err := tx.Commit(f, "/o/final"); !errors.Is(err, memfstest.EIO) {
 		t.Fatalf("commit: %v", err)
 	}
 	if err := tx.End(); err != nil {
@@ -151,7 +151,7 @@ type unsupportedFile struct{ batch.File }
 func (unsupportedFile) Writeout() error { return fmt.Errorf("no: %w", errors.ErrUnsupported) }
 
 func TestWriteoutUnsupportedFallsBack(t *testing.T) {
-	m := memfs.New("/o")
+	m := memfstest.New("/o")
 	p := batch.New(m, "/o", batch.Options{Method: batch.Batch})
 	tx := p.Begin()
 	f, _ := m.Create("/o/tmp", 0o444)
@@ -170,7 +170,7 @@ func TestWriteoutUnsupportedFallsBack(t *testing.T) {
 // TestParallelLastIsLastRename commits from many goroutines and checks that
 // the one flush comes after every rename and names the file renamed last.
 func TestParallelLastIsLastRename(t *testing.T) {
-	m := memfs.New("/o")
+	m := memfstest.New("/o")
 	p := batch.New(m, "/o", batch.Options{Method: batch.Batch})
 	tx := p.Begin()
 	var wg sync.WaitGroup
@@ -199,12 +199,12 @@ func TestParallelLastIsLastRename(t *testing.T) {
 	lastRename, flushes := "", 0
 	for _, e := range evs {
 		switch e.Op {
-		case memfs.OpRename:
+		case memfstest.OpRename:
 			if flushes > 0 {
 				t.Fatal("rename after the flush")
 			}
 			lastRename = e.Path2
-		case memfs.OpFlush:
+		case memfstest.OpFlush:
 			flushes++
 			if e.Path != lastRename {
 				t.Errorf("flushed %s, last rename was %s", e.Path, lastRename)

@@ -13,14 +13,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/git-durable/git-durable/internal/blockrec"
+	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
 // recorded is one run of git-unpack-durable on a recorded filesystem.
 type recorded struct {
-	scenario *blockrec.Scenario
+	scenario *blocktest.Scenario
 	stats    map[string]any
 }
 
@@ -28,10 +28,10 @@ type recorded struct {
 // repository on it and flushes it, runs `git <config…> unpack-durable
 // --stats` with pack on stdin there, puts the mark "done" in the log when
 // it returns, and unmounts. The scenario wants every object of the pack.
-func recordUnpack(t *testing.T, env []string, fsys blockrec.FS, pack []byte, config ...string) recorded {
+func recordUnpack(t *testing.T, env []string, fsys blocktest.FS, pack []byte, config ...string) recorded {
 	t.Helper()
 	want := packIDs(t, env, pack)
-	s := blockrec.Start(t, fsys)
+	s := blocktest.Start(t, fsys)
 	repo := filepath.Join(s.Root, "repo.git")
 	gittest.Git(t, env, s.Root, "init", "-q", "--bare", "-b", "main", repo)
 	syncfs(t, s.Root)
@@ -45,17 +45,17 @@ func recordUnpack(t *testing.T, env []string, fsys blockrec.FS, pack []byte, con
 		t.Fatal(err)
 	}
 	return recorded{
-		scenario: &blockrec.Scenario{
+		scenario: &blocktest.Scenario{
 			FS: fsys, Base: s.Rec.Base(), Log: s.Rec.Log(),
 			ObjectDir: "repo.git/objects", Format: object.SHA1, Want: want, Done: "done",
-			Points: blockrec.PointOptions{Subsets: 3, Seed: 5},
+			Points: blocktest.PointOptions{Subsets: 3, Seed: 5},
 		},
 		stats: statsLine(t, c.Stderr),
 	}
 }
 
 // replay runs the scenario and logs the verdict and how long it took.
-func replay(t *testing.T, name string, r recorded) *blockrec.Verdict {
+func replay(t *testing.T, name string, r recorded) *blocktest.Verdict {
 	t.Helper()
 	start := time.Now()
 	v, err := r.scenario.Run()
@@ -112,7 +112,7 @@ func blockPack(t *testing.T, env []string) []byte {
 }
 
 // blockFS are the journaled filesystems on which batch must be sound.
-var blockFS = []blockrec.FS{blockrec.Ext4(32 << 20), blockrec.XFS(300 << 20)}
+var blockFS = []blocktest.FS{blocktest.Ext4(32 << 20), blocktest.XFS(300 << 20)}
 
 // TestBlockReplayBatch is the ground truth for the batch scheme on ext4
 // and xfs: every crash image of a real unpack — at every device flush and
@@ -159,7 +159,7 @@ func TestBlockReplayNone(t *testing.T) {
 // images after the command returned must lack objects (I-a fails).
 func TestBlockReplayWriteoutOnly(t *testing.T) {
 	env := realEnv(t)
-	fsys := blockrec.Ext4(32 << 20)
+	fsys := blocktest.Ext4(32 << 20)
 	fsys.Options = quiet(fsys)
 	r := recordUnpack(t, env, fsys, blockPack(t, env), "-c", "core.fsync=loose-object", "-c", "core.fsyncMethod=writeout-only")
 	v := replay(t, "ext4, writeout-only", r)
@@ -172,7 +172,7 @@ func TestBlockReplayWriteoutOnly(t *testing.T) {
 // a timer during a negative control (ext4 commits every 5 s; xfs syncs its
 // log every 30 s by default), so that on a slow machine a background commit
 // cannot make a run without flushes look durable.
-func quiet(fsys blockrec.FS) string {
+func quiet(fsys blocktest.FS) string {
 	if fsys.Type == "ext4" {
 		return "commit=300"
 	}
@@ -188,20 +188,20 @@ func quiet(fsys blockrec.FS) string {
 func TestBlockReplayBtrfsFallback(t *testing.T) {
 	env := realEnv(t)
 	pack := packOf(t, env, historyRepo(t, env), "main~660\n", "--revs", "--delta-base-offset")
-	replayFallback(t, env, blockrec.Btrfs(128<<20), pack, "btrfs", 5)
+	replayFallback(t, env, blocktest.Btrfs(128<<20), pack, "btrfs", 5)
 }
 
 // replayFallback records an unpack on fsys, requires the fallback to have
 // run with a reason naming why, and replays a sample of the flush
 // boundaries before the return and every one after it: every object must
 // be intact in every image and present after the return.
-func replayFallback(t *testing.T, env []string, fsys blockrec.FS, pack []byte, why string, seed uint64) {
+func replayFallback(t *testing.T, env []string, fsys blocktest.FS, pack []byte, why string, seed uint64) {
 	t.Helper()
 	r := recordUnpack(t, env, fsys, pack)
 	if r.stats["path"] != "fallback-fsync" || !strings.Contains(fmt.Sprint(r.stats["reason"]), why) {
 		t.Fatalf("%s: the fallback did not run or gave no reason: %v", why, r.stats)
 	}
-	r.scenario.Points = blockrec.PointOptions{Subsets: 2, Seed: seed, MaxBoundaries: 40}
+	r.scenario.Points = blocktest.PointOptions{Subsets: 2, Seed: seed, MaxBoundaries: 40}
 	v := replay(t, why+", fallback", r)
 	if !v.OK() || v.Durable == 0 {
 		t.Fatalf("%s, fallback: %s", why, v)
@@ -217,7 +217,7 @@ func replayFallback(t *testing.T, env []string, fsys blockrec.FS, pack []byte, w
 // must be there after the return.
 func TestBlockReplayExt4WithoutJournal(t *testing.T) {
 	env := realEnv(t)
-	fsys := blockrec.Ext4(32 << 20)
+	fsys := blocktest.Ext4(32 << 20)
 	fsys.Mkfs = append(append([]string{}, fsys.Mkfs...), "-O", "^has_journal")
 	fsys.Repair = []string{"e2fsck", "-f", "-y"}
 	replayFallback(t, env, fsys, blockPack(t, env), "ext4 without a journal", 7)

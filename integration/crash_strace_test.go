@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
@@ -63,15 +63,15 @@ func TestStraceCrashStates(t *testing.T) {
 		for i, id := range ids {
 			expect[i] = filepath.Join(real, "objects", id[:2], id[2:])
 		}
-		evs, err := crash.FromStrace(calls)
+		evs, err := crashtest.FromStrace(calls)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.method, err)
 		}
 		for _, m := range []struct {
-			model   crash.Model
+			model   crashtest.Model
 			durable bool
-		}{{crash.MJ, tt.mj}, {crash.MP, tt.mp}} {
-			rep, err := crash.Check(evs, crash.Options{Model: m.model, Expect: expect, Content: os.ReadFile})
+		}{{crashtest.MJ, tt.mj}, {crashtest.MP, tt.mp}} {
+			rep, err := crashtest.Check(evs, crashtest.Options{Model: m.model, Expect: expect, Content: os.ReadFile})
 			if err != nil {
 				t.Fatalf("%s: %v", tt.method, err)
 			}
@@ -87,7 +87,7 @@ func TestStraceCrashStates(t *testing.T) {
 			}
 		}
 		if tt.method == "batch" {
-			if _, err := crash.CheckOrder(calls); err != nil {
+			if _, err := crashtest.CheckOrder(calls); err != nil {
 				t.Errorf("batch: I-order: %v", err)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/blockrec"
+	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
@@ -42,9 +42,9 @@ func TestENOSPC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pack := tc.pack
 			want := packIDs(t, env, pack)
-			fsys := blockrec.Ext4(tc.size)
+			fsys := blocktest.Ext4(tc.size)
 			fsys.Mkfs = append(fsys.Mkfs, tc.mkfs...)
-			root := blockrec.MountScratch(t, fsys)
+			root := blocktest.MountScratch(t, fsys)
 			filler := filepath.Join(root, "filler")
 			if err := os.WriteFile(filler, make([]byte, tc.filler), 0o600); err != nil {
 				t.Fatal(err)
@@ -63,7 +63,7 @@ func TestENOSPC(t *testing.T) {
 				!strings.Contains(string(c.Stderr), "No space left on device") {
 				t.Fatalf("full filesystem: exit %d, want 128 and one fatal line naming ENOSPC:\n%s", c.Code, c.Stderr)
 			}
-			objs, err := blockrec.CheckObjects(filepath.Join(repo, "objects"), object.SHA1)
+			objs, err := blocktest.CheckObjects(filepath.Join(repo, "objects"), object.SHA1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/object"
@@ -192,7 +192,7 @@ func TestKeepStraceOrder(t *testing.T) {
 	repo := gittest.Init(t, env, true, "")
 	gittest.GitIn(t, env, repo, old, "unpack-objects", "-q")
 	calls := straced(t, env, repo, thin, "unpack-durable", "--keep=strace")
-	rep, err := crash.CheckPackOrder(calls)
+	rep, err := crashtest.CheckPackOrder(calls)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-durable/git-durable/internal/blockrec"
+	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
@@ -74,7 +74,7 @@ func killRoot(t *testing.T) string {
 		t.Log("not root: the repositories go to the temporary directory's filesystem")
 		return t.TempDir()
 	}
-	return blockrec.MountScratch(t, blockrec.Ext4(128<<20))
+	return blocktest.MountScratch(t, blocktest.Ext4(128<<20))
 }
 
 // breakTwo empties one loose object and flips a byte of another, as a
@@ -132,7 +132,7 @@ func TestKill(t *testing.T) {
 		gittest.Git(t, env, root, "init", "-q", "--bare", "-b", "main", repo)
 		objdir := filepath.Join(repo, "objects")
 		exited, _ := feedUnpack(t, env, repo, pack, p, true)
-		objs, err := blockrec.CheckObjects(objdir, object.SHA1)
+		objs, err := blocktest.CheckObjects(objdir, object.SHA1)
 		if err != nil {
 			t.Fatal(err)
 		}

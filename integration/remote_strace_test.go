@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
@@ -42,7 +42,7 @@ func TestRemoteStraceFetch(t *testing.T) {
 	if len(stats) != 1 {
 		t.Fatalf("%d fetch batches, want 1", len(stats))
 	}
-	rep, err := crash.CheckOrder(readTrace(t, trace))
+	rep, err := crashtest.CheckOrder(readTrace(t, trace))
 	if err != nil {
 		t.Fatal(err)
 	}

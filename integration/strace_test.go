@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
@@ -16,7 +16,7 @@ const straceCalls = "openat,write,close,sync_file_range,fsync,fdatasync,rename,r
 
 // straced runs `git <args>` under strace in repo with pack on stdin and
 // returns the parsed calls.
-func straced(t *testing.T, env []string, repo string, pack []byte, args ...string) []crash.Call {
+func straced(t *testing.T, env []string, repo string, pack []byte, args ...string) []crashtest.Call {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "trace")
 	full := append([]string{"-f", "-y", "-qq", "-e", "signal=none", "-e", "trace=" + straceCalls, "-o", out, "git"}, args...)
@@ -28,14 +28,14 @@ func straced(t *testing.T, env []string, repo string, pack []byte, args ...strin
 }
 
 // readTrace parses an strace output file.
-func readTrace(t *testing.T, path string) []crash.Call {
+func readTrace(t *testing.T, path string) []crashtest.Call {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	calls, err := crash.ParseStrace(f)
+	calls, err := crashtest.ParseStrace(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestStraceBatchOrder(t *testing.T) {
 
 	repo := gittest.Init(t, env, true, "")
 	calls := straced(t, env, repo, pack, append(batch, "unpack-durable")...)
-	rep, err := crash.CheckOrder(calls)
+	rep, err := crashtest.CheckOrder(calls)
 	if err != nil {
 		t.Fatalf("ours, batch: %v", err)
 	}
@@ -70,11 +70,11 @@ func TestStraceBatchOrder(t *testing.T) {
 	t.Logf("ours, batch: %d objects, %d writeouts, %d flush (of the last rename)", rep.Objects, rep.Writeouts, rep.Flushes)
 
 	repo = gittest.Init(t, env, true, "")
-	if _, err := crash.CheckOrder(straced(t, env, repo, pack, "-c", "core.fsync=none", "unpack-durable")); err == nil {
+	if _, err := crashtest.CheckOrder(straced(t, env, repo, pack, "-c", "core.fsync=none", "unpack-durable")); err == nil {
 		t.Error("ours with core.fsync=none passed the check")
 	}
 	repo = gittest.Init(t, env, true, "")
-	if _, err := crash.CheckOrder(straced(t, env, repo, pack, append(batch, "unpack-objects", "-q")...)); err == nil {
+	if _, err := crashtest.CheckOrder(straced(t, env, repo, pack, append(batch, "unpack-objects", "-q")...)); err == nil {
 		t.Error("git's batch mode passed the check")
 	} else {
 		t.Logf("git's batch mode: %v", err)
@@ -92,7 +92,7 @@ func TestStraceDefaultIsBatch(t *testing.T) {
 	gittest.History(t, env, src, 20, 10)
 	repo := gittest.Init(t, env, true, "")
 	calls := straced(t, env, repo, packOf(t, env, src, "", "--all"), "unpack-durable")
-	if _, err := crash.CheckOrder(calls); err != nil {
+	if _, err := crashtest.CheckOrder(calls); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

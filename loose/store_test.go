@@ -11,7 +11,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/gittest"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
@@ -187,7 +187,7 @@ func (noChtimes) Chtimes(string, time.Time) error { return fs.ErrPermission }
 // must not hide a good one in an alternate (the healing case), and an
 // object whose copy cannot be freshened is written anew, as git does.
 func TestBrokenHereGoodInAlternate(t *testing.T) {
-	m := memfs.New("/alt/objects", "/repo/objects/info")
+	m := memfstest.New("/alt/objects", "/repo/objects/info")
 	alt := loose.Open(m, "/alt/objects", loose.Options{})
 	tx := batch.New(m, "/alt/objects", batch.Options{}).Begin()
 	id, _ := object.SHA1.Sum(object.Blob, []byte("good\n"))

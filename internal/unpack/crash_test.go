@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
 // verdict is what a model must say about a method: the invariants that
-// must break, as crash.Report.Broken names them ("" for durable).
+// must break, as crashtest.Report.Broken names them ("" for durable).
 type verdict struct{ mj, mp string }
 
 // methodVerdicts: batch and fsync are durable under M_J; batch is not
@@ -42,9 +42,9 @@ func checkMethods(t *testing.T, pack []byte, want int, workers int) {
 			t.Errorf("%v on %s ran %s", mv.method, mv.kind, st.Path)
 		}
 		for _, m := range []struct {
-			model crash.Model
+			model crashtest.Model
 			want  string
-		}{{crash.MJ, mv.want.mj}, {crash.MP, mv.want.mp}} {
+		}{{crashtest.MJ, mv.want.mj}, {crashtest.MP, mv.want.mp}} {
 			rep := r.check(t, m.model, r.reported)
 			if got := rep.Broken(); got != m.want {
 				t.Errorf("%v on %s under %v: broke %q, want %q\n%v", mv.method, mv.kind, m.model, got, m.want, rep.Err())
@@ -99,7 +99,7 @@ func TestRepairIsCrashSafe(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("%v: %v", method, r.err)
 		}
-		rep := r.check(t, crash.MJ, r.reported)
+		rep := r.check(t, crashtest.MJ, r.reported)
 		if rep.BrokenBefore != len(broken) || !rep.Durable() {
 			t.Errorf("%v: %d broken before; %v\n%v", method, rep.BrokenBefore, rep, rep.Err())
 		}

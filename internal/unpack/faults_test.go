@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/crashtest"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -41,11 +41,11 @@ func TestFaultSweep(t *testing.T) {
 			}
 			ops := len(clean.m.Events()) - clean.setup
 			for k := 0; k < ops; k++ {
-				for _, fault := range []error{memfs.EIO, memfs.ENOSPC} {
+				for _, fault := range []error{memfstest.EIO, memfstest.ENOSPC} {
 					name := fmt.Sprintf("%v/%d workers/op %d/%v", method, workers, k, fault)
-					var failed *memfs.Event
+					var failed *memfstest.Event
 					r := unpackMem(t, pack, runConfig{method: method, workers: workers, before: before,
-						fail: func(i int, ev memfs.Event) error {
+						fail: func(i int, ev memfstest.Event) error {
 							if i == k {
 								failed = &ev
 								return fault
@@ -72,21 +72,21 @@ func TestFaultSweep(t *testing.T) {
 // the fault hit a final flush — the objects the run published before and
 // after the fault durable from its last flush on (it ends its transaction
 // even after an error).
-func checkFaulted(t *testing.T, name string, r *memRun, failed memfs.Op, initial map[string]bool) {
+func checkFaulted(t *testing.T, name string, r *memRun, failed memfstest.Op, initial map[string]bool) {
 	t.Helper()
 	var published []string
 	for _, e := range r.m.Events()[r.setup:] {
-		if e.Op == memfs.OpRename && crash.IsObject(e.Path2) {
+		if e.Op == memfstest.OpRename && crashtest.IsObject(e.Path2) {
 			published = append(published, e.Path2)
 		}
 		if initial[e.Path] || initial[e.Path2] {
 			t.Fatalf("%s: the run touched %s, which was there before: %s", name, e.Path+e.Path2, e.Op)
 		}
 	}
-	if failed == memfs.OpFlush || failed == memfs.OpFlushDir {
+	if failed == memfstest.OpFlush || failed == memfstest.OpFlushDir {
 		published = nil
 	}
-	if rep := r.check(t, crash.MJ, published); !rep.Durable() {
+	if rep := r.check(t, crashtest.MJ, published); !rep.Durable() {
 		t.Fatalf("%s: %v", name, rep.Err())
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/crashtest"
+	"github.com/git-durable/git-durable/internal/memfstest"
 )
 
 // TestKeptPackIsCrashSafe keeps a pack in memory with every method and
@@ -27,7 +27,7 @@ func TestKeptPackIsCrashSafe(t *testing.T) {
 		for _, ext := range []string{"keep", "pack", "rev", "idx"} {
 			files = append(files, objDir+"/pack/pack-"+r.res.Pack+"."+ext)
 		}
-		rep := r.check(t, crash.MJ, files)
+		rep := r.check(t, crashtest.MJ, files)
 		if rep.Objects != 4 {
 			t.Errorf("%v: %d files published, want 4", mv.method, rep.Objects)
 		}
@@ -54,7 +54,7 @@ func TestKeptPackMutants(t *testing.T) {
 	for _, ext := range []string{"pack", "idx"} {
 		files = append(files, objDir+"/pack/pack-"+r.res.Pack+"."+ext)
 	}
-	if rep := r.check(t, crash.MJ, files); rep.BadIB == 0 {
+	if rep := r.check(t, crashtest.MJ, files); rep.BadIB == 0 {
 		t.Errorf("a pack published without writeouts passed I-b: %v", rep)
 	}
 }
@@ -65,11 +65,11 @@ func TestKeptPackMutants(t *testing.T) {
 func TestKeptPackFailureLeavesNothing(t *testing.T) {
 	pack := deltaPack(200, "keep failure")
 	for _, kind := range []string{"tmp_pack_", "tmp_idx_", "tmp_rev_", "tmp_keep_"} {
-		for _, op := range []memfs.Op{memfs.OpCreate, memfs.OpWrite} {
+		for _, op := range []memfstest.Op{memfstest.OpCreate, memfstest.OpWrite} {
 			r := unpackMem(t, pack, runConfig{method: batch.Batch, workers: 2, keep: true,
-				fail: func(i int, ev memfs.Event) error {
+				fail: func(i int, ev memfstest.Event) error {
 					if ev.Op == op && strings.Contains(ev.Path, kind) {
-						return memfs.ENOSPC
+						return memfstest.ENOSPC
 					}
 					return nil
 				}})

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/crashtest"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
@@ -22,7 +22,7 @@ const objDir = "/repo/objects"
 
 // memRun is one unpack into an in-memory repository.
 type memRun struct {
-	m        *memfs.FS
+	m        *memfstest.FS
 	policy   *batch.Policy
 	setup    int      // memfs events recorded before the run
 	reported []string // final names of the objects the run reported
@@ -42,9 +42,9 @@ type runConfig struct {
 	broken [][]byte
 	// wrap, when set, stands between the store and memfs (a mutant).
 	wrap func(batch.FS) batch.FS
-	// fail is installed as memfs.Fail once the repository is set up; its
+	// fail is installed as memfstest.Fail once the repository is set up; its
 	// index counts the run's operations from 0.
-	fail func(i int, ev memfs.Event) error
+	fail func(i int, ev memfstest.Event) error
 	// keep keeps the pack instead of loose objects.
 	keep bool
 }
@@ -58,7 +58,7 @@ func objPath(id object.ID) string {
 // unpackMem unpacks pack into a new in-memory repository.
 func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 	t.Helper()
-	m := memfs.New(objDir)
+	m := memfstest.New(objDir)
 	m.FSKind = cfg.kind
 	if len(cfg.before) > 0 {
 		s := loose.Open(m, objDir, loose.Options{})
@@ -86,7 +86,7 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 	}
 	r := &memRun{m: m, setup: len(m.Events())}
 	if cfg.fail != nil {
-		m.Fail = func(i int, ev memfs.Event) error { return cfg.fail(i-r.setup, ev) }
+		m.Fail = func(i int, ev memfstest.Event) error { return cfg.fail(i-r.setup, ev) }
 	}
 	var fsys batch.FS = m
 	if cfg.wrap != nil {
@@ -110,11 +110,11 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 
 // check runs the crash checker on the run: I-b in every state, and I-a
 // for the objects in expect (nil: none).
-func (r *memRun) check(t testing.TB, model crash.Model, expect []string) *crash.Report {
+func (r *memRun) check(t testing.TB, model crashtest.Model, expect []string) *crashtest.Report {
 	t.Helper()
 	evs := r.m.Events()
-	opts := crash.Options{Model: model, Initial: crash.FromMemfs(evs[:r.setup]), Expect: expect}
-	rep, err := crash.Check(crash.FromMemfs(evs[r.setup:]), opts)
+	opts := crashtest.Options{Model: model, Initial: crashtest.FromMemfs(evs[:r.setup]), Expect: expect}
+	rep, err := crashtest.Check(crashtest.FromMemfs(evs[r.setup:]), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/crash"
+	"github.com/git-durable/git-durable/internal/crashtest"
 )
 
 // The mutants below break the batch scheme from outside, as wrappers of the
@@ -139,7 +139,7 @@ func TestMutantsAreCaught(t *testing.T) {
 	tests := []struct {
 		name string
 		wrap func(batch.FS) batch.FS
-		want string // invariants that must break, as crash.Report.Broken names them
+		want string // invariants that must break, as crashtest.Report.Broken names them
 	}{
 		{"none", nil, ""},
 		{"no writeout before rename", func(f batch.FS) batch.FS { return noWriteout{f} }, "I-a, I-b"},
@@ -152,7 +152,7 @@ func TestMutantsAreCaught(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("%s: %v", tt.name, r.err)
 		}
-		rep := r.check(t, crash.MJ, r.reported)
+		rep := r.check(t, crashtest.MJ, r.reported)
 		if got := rep.Broken(); got != tt.want {
 			t.Errorf("mutant %q: broke %q, want %q\n%v", tt.name, got, tt.want, rep.Err())
 		} else if got != "" {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/object"
 )
@@ -60,15 +60,15 @@ func TestWaitingDeltasAreReread(t *testing.T) {
 		keep, nospc bool
 	}{{1, true, false}, {2, true, false}, {1, false, false}, {2, false, false}, {2, false, true}} {
 		name := fmt.Sprintf("%d workers, keep=%v, nospc=%v", tc.workers, tc.keep, tc.nospc)
-		m := memfs.New(objs, objs+"/pack")
+		m := memfstest.New(objs, objs+"/pack")
 		spilled := false
-		m.Fail = func(_ int, ev memfs.Event) error {
+		m.Fail = func(_ int, ev memfstest.Event) error {
 			if !strings.Contains(ev.Path, "tmp_spill_") {
 				return nil
 			}
 			spilled = true
 			if tc.nospc {
-				return memfs.ENOSPC
+				return memfstest.ENOSPC
 			}
 			return nil
 		}
@@ -128,7 +128,7 @@ func TestUnresolvedDeltas(t *testing.T) {
 		{p, false, "fatal: unresolved deltas left after unpacking"},
 	}
 	for _, tt := range tests {
-		m := memfs.New(objs, objs+"/pack")
+		m := memfstest.New(objs, objs+"/pack")
 		store, policy := newStore(m)
 		opts := Options{Workers: 2}
 		if tt.keep {

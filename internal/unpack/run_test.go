@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/memfs"
+	"github.com/git-durable/git-durable/internal/memfstest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -20,7 +20,7 @@ import (
 
 const objs = "/repo/objects"
 
-func newStore(m *memfs.FS) (*loose.Store, *batch.Policy) {
+func newStore(m *memfstest.FS) (*loose.Store, *batch.Policy) {
 	return loose.Open(m, objs, loose.Options{}), batch.New(m, objs, batch.Options{Method: batch.Batch})
 }
 
@@ -48,7 +48,7 @@ func chainPack(n int) ([]byte, [][]byte) {
 
 func TestRunResolvesEveryKindOfDelta(t *testing.T) {
 	for _, workers := range []int{1, 2, 8} {
-		m := memfs.New(objs)
+		m := memfstest.New(objs)
 		store, policy := newStore(m)
 		p, contents := chainPack(300)
 		// A REF delta before its base, and a duplicate object.
@@ -86,7 +86,7 @@ func TestRunResolvesEveryKindOfDelta(t *testing.T) {
 // TestSmallCacheRereadsBases forces every base out of the cache so that it
 // is read back from the store.
 func TestSmallCacheRereadsBases(t *testing.T) {
-	m := memfs.New(objs)
+	m := memfstest.New(objs)
 	store, policy := newStore(m)
 	b := &packtest.Builder{}
 	var base []byte // 64 KiB without repeats, above a quarter of the cache
@@ -125,7 +125,7 @@ func TestRunErrors(t *testing.T) {
 		}, pack.ErrDeltaCorrupt, false},
 	}
 	for _, tt := range tests {
-		m := memfs.New(objs)
+		m := memfstest.New(objs)
 		store, policy := newStore(m)
 		b := &packtest.Builder{}
 		tt.build(b)
@@ -145,7 +145,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestRecoverGoesOn(t *testing.T) {
-	m := memfs.New(objs)
+	m := memfstest.New(objs)
 	store, policy := newStore(m)
 	b := &packtest.Builder{}
 	b.Raw(object.Blob, 10, nil, packtest.Deflate([]byte("abc"))) // data ends early
@@ -161,7 +161,7 @@ func TestRecoverGoesOn(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	m := memfs.New(objs)
+	m := memfstest.New(objs)
 	store, policy := newStore(m)
 	p, _ := chainPack(20)
 	res, err := Run(context.Background(), bytes.NewReader(p), store, policy, Options{DryRun: true})
@@ -174,7 +174,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 }
 
 func TestCanceled(t *testing.T) {
-	m := memfs.New(objs)
+	m := memfstest.New(objs)
 	store, policy := newStore(m)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -218,7 +218,7 @@ func TestLongChainBeforeItsBase(t *testing.T) {
 	}
 	b.Object(object.Blob, contents[0])
 	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
-	m := memfs.New(objs)
+	m := memfstest.New(objs)
 	store, policy := newStore(m)
 	res, err := Run(context.Background(), bytes.NewReader(b.Pack()), store, policy, Options{})
 	if err != nil || res.Written != n+1 {

@@ -1,0 +1,144 @@
+//go:build linux
+
+package blocktest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// Scenario is a recorded run to replay, and what every crash image of it
+// must show.
+type Scenario struct {
+	// FS is the recorded filesystem; Base its content when the log began.
+	FS   FS
+	Base *Disk
+	Log  Log
+	// ObjectDir is the object directory, relative to the filesystem root.
+	ObjectDir string
+	Format    object.Format
+	// Want must all be present and intact (I-a) in every crash state that
+	// includes the last flush before the mark Done. With no flush before
+	// Done, every crash state must hold them.
+	Want []string
+	Done string
+	// Points chooses the crash states; KeepFrom is set by Run to the last
+	// flush before Done.
+	Points PointOptions
+	// Work is the directory in which Run makes (and removes) a scratch
+	// directory for the image and its mount point; "" chooses /dev/shm
+	// when it exists (every image is written anew, a memory filesystem
+	// makes that cheap), else the default temporary directory.
+	Work string
+}
+
+// Verdict is what the replay of a Scenario found.
+type Verdict struct {
+	// Images counts the crash images replayed, Durable those that include
+	// the last flush before Done, Objects the object files checked in all.
+	Images, Durable, Objects int
+	// Writes and Flushes count the recorded ops.
+	Writes, Flushes int
+	// Broken lists final names that do not hold their object (I-b).
+	Broken []string
+	// Missing lists durable images that lack wanted objects (I-a).
+	Missing []string
+	// Unclean lists images that did not mount or that the filesystem
+	// checker found inconsistent.
+	Unclean []string
+}
+
+// OK reports whether the replay found nothing wrong.
+func (v *Verdict) OK() bool {
+	return len(v.Broken) == 0 && len(v.Missing) == 0 && len(v.Unclean) == 0
+}
+
+// String summarizes the verdict with the first findings of each kind.
+func (v *Verdict) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d writes, %d flushes; %d crash images (%d durable), %d object files checked; %d broken, %d images missing objects, %d unclean",
+		v.Writes, v.Flushes, v.Images, v.Durable, v.Objects, len(v.Broken), len(v.Missing), len(v.Unclean))
+	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean} {
+		for i, s := range list {
+			if i == 5 {
+				fmt.Fprintf(&b, "\n  … %d more", len(list)-i)
+				break
+			}
+			b.WriteString("\n  " + s)
+		}
+	}
+	return b.String()
+}
+
+// Run replays every crash state of the scenario: it mounts each image
+// (which recovers the journal), checks every object under a final name,
+// checks that the durable images hold every wanted object, unmounts, and
+// runs the filesystem's checker on the image. Errors of the harness itself
+// (not findings) stop it.
+func (s *Scenario) Run() (*Verdict, error) {
+	done := s.Log.MarkIndex(s.Done)
+	if done < 0 {
+		return nil, fmt.Errorf("blockrec: no mark %q in the log", s.Done)
+	}
+	durable := s.Log.LastFlushBefore(done)
+	opts := s.Points
+	opts.KeepFrom = durable
+	v := &Verdict{}
+	v.Writes, _, v.Flushes = s.Log.Stats()
+	work := s.Work
+	if st, err := os.Stat("/dev/shm"); work == "" && err == nil && st.IsDir() {
+		work = "/dev/shm"
+	}
+	scratch, err := os.MkdirTemp(work, "blockrec-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	image, mnt := filepath.Join(scratch, "crash.img"), filepath.Join(scratch, "crash.mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		return nil, err
+	}
+	err = Replay(s.Base, s.Log, s.Log.Points(opts), image, func(p Point) error {
+		v.Images++
+		if err := s.FS.repair(image); err != nil {
+			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
+			return nil
+		}
+		m, err := MountFile(s.FS, image, mnt)
+		if err != nil {
+			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
+			return nil
+		}
+		objs, err := CheckObjects(filepath.Join(mnt, s.ObjectDir), s.Format)
+		if uerr := m.Unmount(); err == nil && uerr != nil {
+			err = uerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Label, err)
+		}
+		v.Objects += len(objs.Good) + len(objs.Broken)
+		for _, b := range objs.Broken {
+			v.Broken = append(v.Broken, p.Label+": "+b)
+		}
+		if durable < 0 || p.Durable(durable) {
+			v.Durable++
+			if miss := objs.Missing(s.Want); len(miss) > 0 {
+				v.Missing = append(v.Missing, fmt.Sprintf("%s: %d of %d objects missing (first %s)", p.Label, len(miss), len(s.Want), miss[0]))
+			}
+		}
+		if err := s.FS.Check(image); err != nil {
+			v.Unclean = append(v.Unclean, p.Label+": "+strings.ReplaceAll(err.Error(), "\n", " | "))
+		}
+		return nil
+	})
+	return v, err
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,207 @@
+package crashtest
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// walker holds one crash state and moves it forward one event at a time.
+// The metadata kept at commit point c is the program's namespace after c
+// events, so the walk applies each event once; what changes is only the
+// validity of the names an event touched, which it re-checks.
+type walker struct {
+	t       *resolved
+	model   Model
+	content func(string) ([]byte, error)
+
+	names   map[string]int          // path → inode, after the kept metadata
+	byIno   map[int]map[string]bool // inode → its object names
+	written map[int]int64           // bytes written so far, per inode
+	durable map[int]int64           // bytes durable, per inode that had a writeout
+	final   map[int][]byte          // content read after the run, per inode
+	checked map[[3]int64]string     // (inode, durable bytes, format) → object id or "!reason"
+
+	exempt  map[string]bool   // broken before the run and not touched since
+	bad     map[string]string // object names breaking I-b → why
+	expect  map[string]bool
+	missing map[string]string // expected names absent or broken → why
+
+	// M_P: when each name was bound and each directory made and fsynced.
+	boundAt   map[string]int
+	madeAt    map[string]int
+	flushedAt map[string]int
+	syncfsAt  int
+}
+
+func newWalker(t *resolved, opts Options) *walker {
+	w := &walker{t: t, model: opts.Model, content: opts.Content,
+		names: map[string]int{}, byIno: map[int]map[string]bool{}, written: map[int]int64{},
+		durable: map[int]int64{}, final: map[int][]byte{}, checked: map[[3]int64]string{},
+		exempt: map[string]bool{}, bad: map[string]string{}, expect: map[string]bool{}, missing: map[string]string{},
+		boundAt: map[string]int{}, madeAt: map[string]int{}, flushedAt: map[string]int{}, syncfsAt: -1}
+	for _, s := range t.initial {
+		w.apply(-1, s)
+	}
+	for _, ino := range w.names {
+		w.durable[ino] = w.written[ino]
+	}
+	for p := range w.names {
+		if w.update(p); w.bad[p] != "" {
+			delete(w.bad, p)
+			w.exempt[p] = true
+		}
+	}
+	for _, p := range opts.Expect {
+		w.expect[p] = true
+		w.update(p)
+	}
+	return w
+}
+
+// apply applies step i (-1 for the initial state).
+func (w *walker) apply(i int, s step) {
+	switch s.Op {
+	case Create:
+		w.bind(i, s.Path, s.ino)
+	case Mkdir:
+		w.madeAt[s.Path] = i
+	case Write:
+		w.written[s.ino] += s.Len
+	case Writeout:
+		if w.model == MJ {
+			w.writeout(s.ino)
+		}
+	case Flush:
+		if s.dir {
+			w.flushedAt[s.Path] = i
+		} else {
+			w.writeout(s.ino)
+		}
+	case Syncfs:
+		w.syncfsAt = i
+		for ino := range w.written {
+			w.writeout(ino)
+		}
+	case Rename, Link:
+		w.bind(i, s.Path2, s.ino)
+		if s.Op == Rename {
+			w.unbind(s.Path)
+		}
+	case Remove:
+		w.unbind(s.Path)
+	}
+}
+
+func (w *walker) bind(i int, p string, ino int) {
+	w.unbind(p)
+	w.names[p], w.boundAt[p] = ino, i
+	if tracked(p) {
+		if w.byIno[ino] == nil {
+			w.byIno[ino] = map[string]bool{}
+		}
+		w.byIno[ino][p] = true
+		w.update(p)
+	}
+}
+
+func (w *walker) unbind(p string) {
+	ino, ok := w.names[p]
+	if !ok {
+		return
+	}
+	delete(w.names, p)
+	delete(w.byIno[ino], p)
+	delete(w.exempt, p)
+	w.update(p)
+}
+
+// writeout makes an inode's data durable as written so far.
+func (w *walker) writeout(ino int) {
+	if d, ok := w.durable[ino]; ok && d == w.written[ino] {
+		return
+	}
+	w.durable[ino] = w.written[ino]
+	for p := range w.byIno[ino] {
+		w.update(p)
+	}
+}
+
+// update re-checks the object name p. A name exempt from I-b (broken
+// before the run) still counts as missing for I-a.
+func (w *walker) update(p string) {
+	if !tracked(p) {
+		return
+	}
+	if strings.HasSuffix(p, ".pack") && IsPackFile(p) {
+		defer w.update(packSibling(p, "idx")) // its validity depends on the pack's
+	}
+	why := ""
+	ino, present := w.names[p]
+	if present {
+		why = w.why(p, ino)
+	}
+	if present && why != "" && !w.exempt[p] {
+		w.bad[p] = why
+	} else {
+		delete(w.bad, p)
+	}
+	if w.expect[p] {
+		switch {
+		case !present:
+			w.missing[p] = "absent"
+		case why != "":
+			w.missing[p] = why
+		default:
+			delete(w.missing, p)
+		}
+	}
+}
+
+// why returns why inode ino does not hold object p, or "" when it does.
+func (w *walker) why(p string, ino int) string {
+	d, ok := w.durable[ino]
+	if !ok && w.model == MP {
+		return "its data was never fsynced: empty or partial"
+	} else if !ok {
+		return "no writeout of its data before: empty or partial"
+	}
+	if IsPackFile(p) {
+		b := w.data(ino)
+		if d > int64(len(b)) {
+			return "more bytes durable than known"
+		}
+		return w.packWhy(p, b[:d])
+	}
+	want := filepath.Base(filepath.Dir(p)) + filepath.Base(p)
+	f := formatOf(want)
+	key := [3]int64{int64(ino), d, int64(f)}
+	id, ok := w.checked[key]
+	if !ok {
+		id = objectID(w.data(ino), d, f)
+		w.checked[key] = id
+	}
+	if reason, bad := strings.CutPrefix(id, "!"); bad {
+		return reason
+	}
+	if id != want {
+		return "holds object " + id
+	}
+	return ""
+}
+
+// data returns what was written to ino: recorded, or read after the run.
+func (w *walker) data(ino int) []byte {
+	n := w.t.inodes[ino]
+	if !n.unknown {
+		return n.data
+	}
+	if b, ok := w.final[ino]; ok {
+		return b
+	}
+	var b []byte
+	if n.final != "" && w.content != nil {
+		b, _ = w.content(n.final)
+	}
+	w.final[ino] = b
+	return b
+}

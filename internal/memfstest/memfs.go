@@ -1,0 +1,308 @@
+// Package memfstest is an in-memory batch.FS that records every operation as an
+// event, for crash-consistency checks, and can fail any chosen operation.
+package memfstest
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/git-durable/git-durable/batch"
+)
+
+// Op is the kind of an event.
+type Op string
+
+// The recorded operations.
+const (
+	OpCreate   Op = "create"
+	OpWrite    Op = "write"
+	OpWriteout Op = "writeout"
+	OpSync     Op = "sync" // full flush of an open file
+	OpClose    Op = "close"
+	OpRename   Op = "rename"
+	OpMkdir    Op = "mkdir"
+	OpRemove   Op = "remove"
+	OpChmod    Op = "chmod"
+	OpFlush    Op = "flush"    // full flush of a file by name
+	OpFlushDir Op = "flushdir" // full flush of a directory
+)
+
+// Event is one recorded operation.
+type Event struct {
+	Op    Op
+	Path  string // for rename: the old name
+	Path2 string // for rename: the new name
+	Inode int    // the file's inode for create, write, writeout, sync, close, flush
+	Data  []byte // for write: the bytes written
+}
+
+// FS is the in-memory filesystem. Its zero value is not usable; call New.
+type FS struct {
+	mu     sync.Mutex
+	names  map[string]int // file path → inode
+	dirs   map[string]bool
+	inodes map[int]*inode
+	next   int
+	events []Event
+	ops    int // mutating operations attempted, for fault injection
+	// Fail, when set, is asked before every mutating operation (index
+	// counted from 0 over the run) and fails it with the returned error.
+	Fail func(index int, ev Event) error
+	// FSKind is what Kind reports; "ext4" unless set.
+	FSKind string
+}
+
+type inode struct {
+	data  []byte
+	mode  fs.FileMode
+	mtime time.Time
+}
+
+// New returns an empty filesystem holding the given directories.
+func New(dirs ...string) *FS {
+	m := &FS{names: map[string]int{}, dirs: map[string]bool{}, inodes: map[int]*inode{}}
+	for _, d := range dirs {
+		for d != "." && d != "/" && d != "" {
+			m.dirs[d] = true
+			d = filepath.Dir(d)
+		}
+	}
+	return m
+}
+
+var _ batch.FS = (*FS)(nil)
+
+// Events returns a copy of the recorded events.
+func (m *FS) Events() []Event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Event(nil), m.events...)
+}
+
+// record appends ev unless the fault injector fails it. m.mu must be held.
+func (m *FS) record(ev Event) error {
+	i := m.ops
+	m.ops++
+	if m.Fail != nil {
+		if err := m.Fail(i, ev); err != nil {
+			return err
+		}
+	}
+	if ev.Data != nil {
+		ev.Data = append([]byte(nil), ev.Data...)
+	}
+	m.events = append(m.events, ev)
+	return nil
+}
+
+func pathErr(op, name string, err error) error { return &fs.PathError{Op: op, Path: name, Err: err} }
+
+// Create implements batch.FS.
+func (m *FS) Create(name string, perm fs.FileMode) (batch.File, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dirs[filepath.Dir(name)] {
+		return nil, pathErr("open", name, fs.ErrNotExist)
+	}
+	if _, ok := m.names[name]; ok || m.dirs[name] {
+		return nil, pathErr("open", name, fs.ErrExist)
+	}
+	m.next++
+	if err := m.record(Event{Op: OpCreate, Path: name, Inode: m.next}); err != nil {
+		return nil, pathErr("open", name, err)
+	}
+	m.inodes[m.next] = &inode{mode: perm, mtime: time.Now()}
+	m.names[name] = m.next
+	return &file{m: m, name: name, ino: m.next}, nil
+}
+
+// Open implements batch.FS.
+// The file read is the inode as it is at each read, as an open file is:
+// writes made after the open are seen.
+func (m *FS) Open(name string) (batch.ReadFile, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return nil, pathErr("open", name, fs.ErrNotExist)
+	}
+	return &readFile{m: m, ino: ino, name: name}, nil
+}
+
+// ReadFile implements batch.FS.
+func (m *FS) ReadFile(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return nil, pathErr("open", name, fs.ErrNotExist)
+	}
+	return append([]byte(nil), m.inodes[ino].data...), nil
+}
+
+// ReadDir implements batch.FS.
+func (m *FS) ReadDir(name string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dirs[name] {
+		return nil, pathErr("open", name, fs.ErrNotExist)
+	}
+	var out []string
+	prefix := name + string(filepath.Separator)
+	add := func(p string) {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && !strings.ContainsRune(rest, filepath.Separator) {
+			out = append(out, rest)
+		}
+	}
+	for p := range m.names {
+		add(p)
+	}
+	for p := range m.dirs {
+		add(p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Stat implements batch.FS.
+func (m *FS) Stat(name string) (fs.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirs[name] {
+		return info{name: filepath.Base(name), mode: fs.ModeDir | 0o777}, nil
+	}
+	ino, ok := m.names[name]
+	if !ok {
+		return nil, pathErr("stat", name, fs.ErrNotExist)
+	}
+	n := m.inodes[ino]
+	return info{name: filepath.Base(name), size: int64(len(n.data)), mode: n.mode, mtime: n.mtime}, nil
+}
+
+// Mkdir implements batch.FS.
+func (m *FS) Mkdir(name string, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirs[name] {
+		return pathErr("mkdir", name, fs.ErrExist)
+	}
+	if !m.dirs[filepath.Dir(name)] {
+		return pathErr("mkdir", name, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpMkdir, Path: name}); err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	m.dirs[name] = true
+	return nil
+}
+
+// Chmod implements batch.FS.
+func (m *FS) Chmod(name string, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return pathErr("chmod", name, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpChmod, Path: name, Inode: ino}); err != nil {
+		return pathErr("chmod", name, err)
+	}
+	m.inodes[ino].mode = perm
+	return nil
+}
+
+// Chtimes implements batch.FS; it is not a durability event.
+func (m *FS) Chtimes(name string, mtime time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return pathErr("chtimes", name, fs.ErrNotExist)
+	}
+	m.inodes[ino].mtime = mtime
+	return nil
+}
+
+// Rename implements batch.FS.
+func (m *FS) Rename(oldname, newname string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[oldname]
+	if !ok {
+		return pathErr("rename", oldname, fs.ErrNotExist)
+	}
+	if !m.dirs[filepath.Dir(newname)] {
+		return pathErr("rename", newname, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpRename, Path: oldname, Path2: newname, Inode: ino}); err != nil {
+		return pathErr("rename", oldname, err)
+	}
+	delete(m.names, oldname)
+	m.names[newname] = ino
+	return nil
+}
+
+// Remove implements batch.FS.
+func (m *FS) Remove(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return pathErr("remove", name, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpRemove, Path: name, Inode: ino}); err != nil {
+		return pathErr("remove", name, err)
+	}
+	delete(m.names, name)
+	return nil
+}
+
+// Flush implements batch.FS.
+func (m *FS) Flush(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return pathErr("fsync", name, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpFlush, Path: name, Inode: ino}); err != nil {
+		return pathErr("fsync", name, err)
+	}
+	return nil
+}
+
+// FlushDir implements batch.FS.
+func (m *FS) FlushDir(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dirs[name] {
+		return pathErr("fsync", name, fs.ErrNotExist)
+	}
+	if err := m.record(Event{Op: OpFlushDir, Path: name}); err != nil {
+		return pathErr("fsync", name, err)
+	}
+	return nil
+}
+
+// Kind implements batch.FS.
+func (m *FS) Kind(string) string {
+	if m.FSKind == "" {
+		return "ext4"
+	}
+	return m.FSKind
+}
+
+// ErrInjected is a convenient error for fault injection.
+var ErrInjected = errors.New("memfs: injected fault")
+
+// EIO and ENOSPC are the faults a fault sweep injects.
+var (
+	EIO    error = syscall.EIO
+	ENOSPC error = syscall.ENOSPC
+)
