@@ -37,9 +37,8 @@ type FS interface {
 	Flush(name string) error
 	// FlushDir makes directory name's entries durable.
 	FlushDir(name string) error
-	// Kind returns the type of the filesystem holding name ("ext4", "xfs",
-	// "btrfs", "tmpfs", …, or "" when unknown).
-	Kind(name string) string
+	// Kind describes the filesystem holding name.
+	Kind(name string) Kind
 }
 
 // File is a file being written.

@@ -38,7 +38,7 @@ func (osFS) Rename(oldname, newname string) error { return rename(oldname, newna
 
 func (osFS) Remove(name string) error { return os.Remove(name) }
 
-func (osFS) Kind(name string) string { return fsKind(name) }
+func (osFS) Kind(name string) Kind { return KindOf(fsKind(name)) }
 
 func (osFS) Flush(name string) error { return flushPath(name) }
 

@@ -6,26 +6,20 @@ import (
 	"sync/atomic"
 )
 
+// Path is the way a policy syncs object writes: the method asked for, or
+// the fallback that replaced it.
+type Path string
+
 // Paths a policy can run; Stats.Path names the one that ran.
 const (
-	PathNone         = "none"
-	PathWriteoutOnly = "writeout-only"
-	PathFsync        = "fsync"
-	PathBatch        = "batch"
+	PathNone         Path = "none"
+	PathWriteoutOnly Path = "writeout-only"
+	PathFsync        Path = "fsync"
+	PathBatch        Path = "batch"
 	// PathFallback is fsync per object and per directory, run where batch
 	// was asked for but is not sound.
-	PathFallback = "fallback-fsync"
+	PathFallback Path = "fallback-fsync"
 )
-
-// ordered lists the filesystems on which a writeout before a rename makes
-// the data durable whenever the rename is (data=ordered journaling with a
-// cache flush before each commit), so that the batch scheme is sound. tmpfs
-// and ramfs are listed because nothing on them survives a crash anyway.
-var ordered = map[string]bool{
-	"ext4": true, "xfs": true, "tmpfs": true, "ramfs": true, // ext4: journaled, with barriers
-	"apfs": true, "hfs": true, // git's documented batch platforms
-	"NTFS": true, "ReFS": true,
-}
 
 // Options configures a Policy. The zero value syncs nothing.
 type Options struct {
@@ -42,7 +36,7 @@ type Options struct {
 // Stats reports what a policy did, with git's trace2 counter names.
 type Stats struct {
 	Method        string `json:"method"`
-	Path          string `json:"path"`
+	Path          Path   `json:"path"`
 	Reason        string `json:"reason,omitempty"` // why a fallback ran
 	WriteoutOnly  int64  `json:"writeout-only"`
 	HardwareFlush int64  `json:"hardware-flush"`
@@ -55,7 +49,7 @@ type Policy struct {
 	noFlush bool
 
 	mu     sync.Mutex
-	path   string
+	path   Path
 	reason string
 
 	writeouts atomic.Int64
@@ -70,11 +64,8 @@ func New(fsys FS, dir string, opts Options) *Policy {
 	switch opts.Method {
 	case Batch:
 		p.path = PathBatch
-		if kind := fsys.Kind(dir); !ordered[kind] && !opts.Force {
-			if kind == "" {
-				kind = "unknown"
-			}
-			p.fallBack("filesystem " + kind + " is not known to make written-out data durable with a later rename")
+		if k := fsys.Kind(dir); !k.Sound && !opts.Force {
+			p.fallBack(k.Reason)
 		}
 	case Fsync:
 		p.path = PathFsync
@@ -94,7 +85,7 @@ func (p *Policy) fallBack(reason string) {
 	}
 }
 
-func (p *Policy) currentPath() string {
+func (p *Policy) currentPath() Path {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.path

@@ -58,7 +58,7 @@ func TestMethods(t *testing.T) {
 	tests := []struct {
 		method  batch.Method
 		kind    string
-		path    string
+		path    batch.Path
 		want    string
 		wo, flu int64
 	}{

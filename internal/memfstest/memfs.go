@@ -291,11 +291,11 @@ func (m *FS) FlushDir(name string) error {
 }
 
 // Kind implements batch.FS.
-func (m *FS) Kind(string) string {
+func (m *FS) Kind(string) batch.Kind {
 	if m.FSKind == "" {
-		return "ext4"
+		return batch.KindOf("ext4")
 	}
-	return m.FSKind
+	return batch.KindOf(m.FSKind)
 }
 
 // ErrInjected is a convenient error for fault injection.

@@ -18,7 +18,7 @@ type verdict struct{ mj, mp string }
 var methodVerdicts = []struct {
 	method batch.Method
 	kind   string
-	path   string
+	path   batch.Path
 	want   verdict
 }{
 	{batch.Batch, "ext4", batch.PathBatch, verdict{"", "I-a, I-b"}},
