@@ -8,8 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/klauspost/compress/zlib"
-
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -67,10 +65,15 @@ type Reader struct {
 	cur     Entry
 	inEntry bool  // cur's data is being read
 	out     int64 // bytes of cur produced so far
-	entErr  error // error of the current entry (not sticky)
-	err     error // sticky error
 	sum     []byte
 	scratch [1]byte
+
+	// err is the error the exported methods return again. An *InflateError
+	// belongs to the current entry: Read returns it until Next moves on, and
+	// it is only ever held while inEntry. Any other error, and the io.EOF
+	// after the trailer, is sticky. As in archive/tar, only the exported
+	// methods set err; the steps they call return their errors.
+	err error
 }
 
 // NewReader returns a Reader for the pack stream r.
@@ -90,47 +93,71 @@ func (r *Reader) Offset() int64 { return r.src.n - int64(r.br.Buffered()) }
 
 // Header reads the stream header if it has not been read yet and returns it.
 func (r *Reader) Header() (Header, error) {
-	if r.err != nil || r.hdr.Version != 0 {
-		return r.hdr, r.err
+	if err := r.stickyErr(); err != nil || r.hdr.Version != 0 {
+		return r.hdr, err
 	}
+	if err := r.readHeader(); err != nil {
+		return r.hdr, r.keep(err)
+	}
+	return r.hdr, nil
+}
+
+// readHeader reads and checks the 12 bytes that start the stream.
+func (r *Reader) readHeader() error {
 	var b [12]byte
 	if _, err := io.ReadFull(r.br, b[:]); err != nil {
-		return r.hdr, r.fail(err)
+		return r.structural(err)
 	}
 	if !bytes.Equal(b[:4], []byte("PACK")) {
-		return r.hdr, r.fail(ErrSignature)
+		return r.structural(ErrSignature)
 	}
 	v := binary.BigEndian.Uint32(b[4:])
 	if v != 2 && v != 3 {
-		return r.hdr, r.fail(VersionError(v))
+		return r.structural(VersionError(v))
 	}
 	r.hdr = Header{Version: v, Count: binary.BigEndian.Uint32(b[8:])}
-	return r.hdr, r.checkpoint()
+	return r.checkpoint()
 }
 
-// fail records a sticky error; a premature end of input becomes
-// io.ErrUnexpectedEOF.
-func (r *Reader) fail(err error) error {
-	if r.src.err != nil {
-		err = r.src.err
-	}
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
+// keep makes err, which an exported method is about to return, the
+// Reader's error, unless one is kept already, and returns the kept one.
+func (r *Reader) keep(err error) error {
 	if r.err == nil {
 		r.err = err
 	}
 	return r.err
 }
 
+// stickyErr returns the Reader's error unless it belongs to the current
+// entry only.
+func (r *Reader) stickyErr() error {
+	if _, ok := r.err.(*InflateError); ok {
+		return nil
+	}
+	return r.err
+}
+
+// structural returns the error to report for err, a failure in the
+// structure of the stream or of its input: a read error of the input takes
+// its place, and a premature end of input becomes io.ErrUnexpectedEOF.
+func (r *Reader) structural(err error) error {
+	if r.src.err != nil {
+		err = r.src.err
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
 // checkpoint passes consumed bytes on and enforces MaxSize.
 func (r *Reader) checkpoint() error {
 	off := r.Offset()
 	if r.opts.MaxSize > 0 && off > r.opts.MaxSize {
-		return r.fail(ErrTooLarge)
+		return r.structural(ErrTooLarge)
 	}
 	if err := r.src.advance(off); err != nil {
-		return r.fail(err)
+		return r.structural(err)
 	}
 	return nil
 }
@@ -144,21 +171,23 @@ func (r *Reader) Next() (Entry, error) {
 	if _, err := r.Header(); err != nil {
 		return Entry{}, err
 	}
-	if r.inEntry && r.entErr == nil {
+	// Past Header, r.err is nil or the current entry's *InflateError.
+	if r.inEntry && r.err == nil {
 		if _, err := io.Copy(io.Discard, r); err != nil {
 			r.inEntry = false
+			r.err = r.stickyErr()
 			return Entry{}, err
 		}
 	}
-	r.inEntry, r.entErr, r.out = false, nil, 0
+	r.inEntry, r.out, r.err = false, 0, nil
 	if err := r.checkpoint(); err != nil {
-		return Entry{}, err
+		return Entry{}, r.keep(err)
 	}
 	if r.src.crc != nil {
 		r.src.crc.Reset()
 	}
 	if r.seen == r.hdr.Count {
-		return Entry{}, r.trailer()
+		return Entry{}, r.keep(r.trailer())
 	}
 	r.seen++
 	e, err := readEntryHeader(r.br, r.Offset(), r.opts.Format)
@@ -166,117 +195,30 @@ func (r *Reader) Next() (Entry, error) {
 		if _, ok := err.(*TypeError); ok {
 			return Entry{}, err
 		}
-		return Entry{}, r.fail(err)
+		return Entry{}, r.keep(r.structural(err))
 	}
 	r.cur, r.inEntry = e, true
 	if err := r.startInflate(); err != nil {
-		r.entErr = err
+		r.keep(err) // Read returns it
 	}
 	return e, nil
 }
 
-func (r *Reader) startInflate() error {
-	var err error
-	if r.zr == nil {
-		r.zr, err = zlib.NewReader(r.br)
-	} else {
-		err = r.zr.(zlib.Resetter).Reset(r.br, nil)
-	}
-	if err != nil {
-		return r.inflateError(err)
-	}
-	return nil
-}
-
-// inflateError classifies a decompressor error: the end of the input is a
-// structural (sticky) error, anything else belongs to the entry.
-func (r *Reader) inflateError(err error) error {
-	if r.src.err != nil {
-		return r.fail(r.src.err)
-	}
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return r.fail(io.ErrUnexpectedEOF)
-	}
-	return &InflateError{Offset: r.cur.Offset, Code: -3, Err: err}
-}
-
-// Read reads the inflated data of the current entry. It returns io.EOF after
-// exactly Entry.Size bytes once the entry's zlib stream ended there, and an
-// *InflateError when the stream ends early, runs long or is corrupt.
-func (r *Reader) Read(p []byte) (int, error) {
-	if r.err != nil {
-		return 0, r.err
-	}
-	if !r.inEntry {
-		return 0, io.EOF
-	}
-	if r.entErr != nil {
-		return 0, r.entErr
-	}
-	left := r.cur.Size - r.out
-	if left == 0 {
-		return 0, r.finishEntry()
-	}
-	if int64(len(p)) > left {
-		p = p[:left]
-	}
-	n, err := r.zr.Read(p)
-	r.out += int64(n)
-	if r.src.pending() > advanceEvery {
-		if cerr := r.checkpoint(); cerr != nil {
-			return n, cerr
-		}
-	}
-	switch {
-	case err == io.EOF:
-		if r.out < r.cur.Size {
-			r.entErr = &InflateError{Offset: r.cur.Offset, Code: 1}
-			return n, r.entErr
-		}
-		r.inEntry = false
-		if n > 0 {
-			return n, nil
-		}
-		return 0, io.EOF
-	case err != nil:
-		r.entErr = r.inflateError(err)
-		return n, r.entErr
-	}
-	return n, nil
-}
-
-// finishEntry checks that the zlib stream ends right after Size bytes.
-func (r *Reader) finishEntry() error {
-	n, err := r.zr.Read(r.scratch[:])
-	switch {
-	case n > 0:
-		r.entErr = &InflateError{Offset: r.cur.Offset, Code: -5}
-		return r.entErr
-	case err == io.EOF:
-		r.inEntry = false
-		return io.EOF
-	case err != nil:
-		r.entErr = r.inflateError(err)
-		return r.entErr
-	}
-	return r.finishEntry()
-}
-
-// trailer verifies the checksum after the last entry.
+// trailer verifies the checksum after the last entry and returns io.EOF
+// when it matches.
 func (r *Reader) trailer() error {
 	r.sum = r.src.hash.Sum(nil)
 	r.src.hash = nil
 	got := make([]byte, len(r.sum))
 	if _, err := io.ReadFull(r.br, got); err != nil {
-		return r.fail(err)
+		return r.structural(err)
 	}
 	if err := r.checkpoint(); err != nil {
 		return err
 	}
 	if !bytes.Equal(got, r.sum) {
-		return r.fail(ErrChecksum)
+		return r.structural(ErrChecksum)
 	}
-	r.err = io.EOF
 	return io.EOF
 }
 
@@ -290,7 +232,7 @@ func (r *Reader) CRC32() (uint32, error) {
 		return 0, errors.New("pack: entry not read to its end")
 	}
 	if err := r.checkpoint(); err != nil {
-		return 0, err
+		return 0, r.keep(err)
 	}
 	return r.src.crc.Sum32(), nil
 }
