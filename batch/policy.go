@@ -118,9 +118,6 @@ func (p *Policy) syncFile(f File) (wroteOut bool, err error) {
 			return false, err
 		}
 		p.fallBack("writeout-only sync is not available: " + err.Error())
-		if p.currentPath() == PathWriteoutOnly {
-			return false, p.flushFile(f)
-		}
 	}
 	return false, p.flushFile(f)
 }
