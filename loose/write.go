@@ -15,7 +15,6 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/object"
-	"github.com/git-durable/git-durable/pack"
 )
 
 // streamAbove is the object size above which Write deflates straight into
@@ -218,8 +217,7 @@ func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (
 	zw.Write(object.Header(hdr[:0], t, size))
 	n, err := io.Copy(io.MultiWriter(zw, h), io.LimitReader(r, size+1))
 	hlen := int64(len(object.Header(hdr[:0], t, size)))
-	var ie *pack.InflateError
-	if errors.As(err, &ie) && ie.Code == 1 || err == nil && n != size {
+	if errors.Is(err, ErrEnded) || err == nil && n != size {
 		return object.ID{}, &StreamError{Got: n + hlen, Want: size + hlen}
 	}
 	if err != nil {
@@ -233,6 +231,10 @@ func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (
 	}
 	return h.Sum()
 }
+
+// ErrEnded is what a reader given to WriteStream returns when its data
+// ended, by its own format's rules, before size bytes.
+var ErrEnded = errors.New("loose: the data ended before its declared size")
 
 // StreamError means a streamed object's data was not as long as declared.
 // The counts include the object header, as in git's message.

@@ -3,7 +3,6 @@ package pack
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -104,18 +103,15 @@ func (r *Reader) Header() (Header, error) {
 
 // readHeader reads and checks the 12 bytes that start the stream.
 func (r *Reader) readHeader() error {
-	var b [12]byte
+	var b [HeaderSize]byte
 	if _, err := io.ReadFull(r.br, b[:]); err != nil {
 		return r.structural(err)
 	}
-	if !bytes.Equal(b[:4], []byte("PACK")) {
-		return r.structural(ErrSignature)
+	hdr, err := ParseHeader(b[:])
+	if err != nil {
+		return r.structural(err)
 	}
-	v := binary.BigEndian.Uint32(b[4:])
-	if v != 2 && v != 3 {
-		return r.structural(VersionError(v))
-	}
-	r.hdr = Header{Version: v, Count: binary.BigEndian.Uint32(b[8:])}
+	r.hdr = hdr
 	return r.checkpoint()
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/pack"
 )
 
 const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--keep[=<msg>]] [--unpack-limit=<n>] [--stats]"
@@ -93,10 +93,7 @@ func packHeader(v string) ([]byte, bool) {
 	if err1 != nil || err2 != nil {
 		return nil, false
 	}
-	h := append([]byte("PACK"), 0, 0, 0, 0, 0, 0, 0, 0)
-	binary.BigEndian.PutUint32(h[4:], uint32(a))
-	binary.BigEndian.PutUint32(h[8:], uint32(b))
-	return h, true
+	return pack.AppendHeader(nil, pack.Header{Version: uint32(a), Count: uint32(b)}), true
 }
 
 // leadingUint is strtoumax(s, NULL, 10): the leading decimal digits, 0 if none.

@@ -1,12 +1,14 @@
 package unpack
 
 import (
+	"errors"
 	"io"
 	"sync"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // dest is where resolved objects go: loose objects, or the received pack
@@ -116,4 +118,18 @@ func (d *looseDest) wait() error {
 	d.direct = true
 	d.mu.Unlock()
 	return nil
+}
+
+// endedReader tells the store in its own terms (loose.ErrEnded) that an
+// entry's zlib stream ended before the size its header declared, which the
+// pack reader reports as an *pack.InflateError with zlib's Z_STREAM_END.
+type endedReader struct{ r io.Reader }
+
+func (e endedReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	var ie *pack.InflateError
+	if errors.As(err, &ie) && ie.Code == 1 {
+		err = loose.ErrEnded
+	}
+	return n, err
 }

@@ -1,13 +1,7 @@
 package unpack
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
-	"io"
-
-	"github.com/klauspost/compress/zlib"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/loose"
@@ -18,7 +12,7 @@ import (
 // finish completes a thin pack, writes the index files and publishes the
 // pack through the transaction (.keep, .pack, .rev, then the .idx that makes
 // it visible). It returns the pack's checksum and the .keep it published.
-func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, keepPath string, err error) {
+func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, err error) {
 	d.mu.Lock()
 	if d.err == nil {
 		d.err = d.buf.Flush()
@@ -50,7 +44,7 @@ func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, 
 		}
 	} else {
 		var added []pack.IndexEntry
-		file, sum, added, err = d.complete(hdr, size, thin, keep.Compression)
+		file, sum, added, err = d.complete(size, thin, keep.Compression)
 		entries = append(entries, added...)
 		d.discard() // the received pack; complete removed its own file on failure
 	}
@@ -101,59 +95,25 @@ func (d *packDest) finish(hdr pack.Header, size int64, keep *Keep) (sum []byte, 
 	return sum, keepPath, nil
 }
 
-// complete writes a new temporary pack: the received one with the missing
-// bases of its REF_DELTAs appended as whole objects, the count in the
-// header raised and the trailer recomputed (git index-pack --fix-thin).
-func (d *packDest) complete(hdr pack.Header, size int64, bases []object.ID, level int) (batch.File, []byte, []pack.IndexEntry, error) {
+// complete writes a new temporary pack: the received one completed with
+// the missing bases of its REF_DELTAs, read from the store (pack.Complete,
+// git index-pack --fix-thin).
+func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.File, []byte, []pack.IndexEntry, error) {
 	f, err := d.store.CreatePackTemp(d.u.tx, "pack")
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (batch.File, []byte, []pack.IndexEntry, error) {
+	sum, added, err := pack.Complete(f, d.in, size, d.u.fmt, bases, func(id object.ID) (pack.Base, error) {
+		typ, data, err := d.store.Read(id)
+		if err != nil {
+			return pack.Base{}, &BaseError{ID: id, Err: err}
+		}
+		return pack.Base{ID: id, Type: typ, Data: data}, nil
+	}, level)
+	if err != nil {
 		f.Close()
 		d.store.FS().Remove(f.Name())
 		return nil, nil, nil, err
-	}
-	h := d.u.fmt.New()
-	w := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], hdr.Version)
-	binary.BigEndian.PutUint32(head[8:], hdr.Count+uint32(len(bases)))
-	w.Write(head[:])
-	body := size - 12 - int64(d.u.fmt.Size())
-	if _, err := io.Copy(w, io.NewSectionReader(d.in, 12, body)); err != nil {
-		return fail(err)
-	}
-	off := 12 + body
-	var added []pack.IndexEntry
-	var entry bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&entry, level)
-	if err != nil {
-		return fail(err)
-	}
-	for _, id := range bases {
-		typ, data, err := d.store.Read(id)
-		if err != nil {
-			return fail(&BaseError{ID: id, Err: err})
-		}
-		entry.Reset()
-		entry.Write(pack.AppendEntryHeader(nil, typ, int64(len(data))))
-		zw.Reset(&entry)
-		zw.Write(data)
-		if err := zw.Close(); err != nil {
-			return fail(err)
-		}
-		added = append(added, pack.IndexEntry{ID: id, Offset: off, CRC32: crc32.ChecksumIEEE(entry.Bytes())})
-		w.Write(entry.Bytes())
-		off += int64(entry.Len())
-	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	sum := h.Sum(nil)
-	if _, err := f.Write(sum); err != nil {
-		return fail(err)
 	}
 	return f, sum, added, nil
 }

@@ -3,7 +3,6 @@ package unpack
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -84,10 +83,10 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	opts = opts.withDefaults()
 	if opts.Keep != nil && opts.UnpackLimit > 0 {
 		// git's choice: explode a pack of fewer objects than the limit.
-		var hdr [12]byte
-		n, _ := io.ReadFull(in, hdr[:])
-		in = io.MultiReader(bytes.NewReader(hdr[:n]), in)
-		if n == len(hdr) && string(hdr[:4]) == "PACK" && binary.BigEndian.Uint32(hdr[8:]) < opts.UnpackLimit {
+		var b [pack.HeaderSize]byte
+		n, _ := io.ReadFull(in, b[:])
+		in = io.MultiReader(bytes.NewReader(b[:n]), in)
+		if hdr, err := pack.ParseHeader(b[:n]); err == nil && hdr.Count < opts.UnpackLimit {
 			opts.Keep = nil
 		}
 	}
@@ -141,9 +140,8 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	err := u.finish(trailerErr)
 	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
 	if pd != nil && err == nil {
-		hdr, _ := r.Header()
 		var sum []byte
-		sum, res.KeepPath, err = pd.finish(hdr, r.Offset(), opts.Keep)
+		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
 		res.Pack = hex.EncodeToString(sum)
 	} else if pd != nil {
 		pd.discard()
