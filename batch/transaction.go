@@ -41,6 +41,8 @@ func (tx *Transaction) Mkdir(name string, perm fs.FileMode) error {
 // the path asks (writeout-only for batch), closes it and renames it. On
 // failure the temporary file is removed and final is not touched, so no
 // final name ever holds data that was not synced as the method requires.
+//
+// A failure is a *CommitError saying which step failed.
 func (tx *Transaction) Commit(f File, final string) error {
 	fsys := tx.p.fs
 	tmp := f.Name()
@@ -48,11 +50,11 @@ func (tx *Transaction) Commit(f File, final string) error {
 	if err != nil {
 		f.Close()
 		fsys.Remove(tmp)
-		return err
+		return &CommitError{Step: StepSync, Path: tmp, Err: err}
 	}
 	if err := f.Close(); err != nil {
 		fsys.Remove(tmp)
-		return err
+		return &CommitError{Step: StepClose, Path: tmp, Err: err}
 	}
 	// Renames are serialized so that "last" is the rename that really came
 	// last: End flushes that file, and a journaled filesystem commits on
@@ -68,8 +70,9 @@ func (tx *Transaction) Commit(f File, final string) error {
 	tx.mu.Unlock()
 	if err != nil {
 		fsys.Remove(tmp)
+		return &CommitError{Step: StepRename, Path: final, Err: err}
 	}
-	return err
+	return nil
 }
 
 // End makes the batch durable. On the batch path the object renamed last is

@@ -97,7 +97,7 @@ func (s *Store) encode(f batch.File, t object.Type, data []byte) error {
 	defer pool.Put(e)
 	var out *bufio.Writer
 	if len(data) > streamAbove {
-		out = bufio.NewWriterSize(f, 256<<10)
+		out = bufio.NewWriterSize(tmpWriter{f, f.Name()}, 256<<10)
 		e.zw.Reset(out)
 	}
 	var hdr [32]byte
@@ -109,7 +109,7 @@ func (s *Store) encode(f batch.File, t object.Type, data []byte) error {
 	if out != nil {
 		return out.Flush()
 	}
-	_, err = f.Write(e.buf.Bytes())
+	_, err = tmpWriter{f, f.Name()}.Write(e.buf.Bytes())
 	return err
 }
 
@@ -124,7 +124,7 @@ func (s *Store) publish(tx *batch.Transaction, f batch.File, id object.ID) error
 		}
 	}
 	if err := tx.Commit(f, s.primary.path(id)); err != nil {
-		return err
+		return &WriteError{Stage: StagePublish, Path: f.Name(), Err: err}
 	}
 	s.primary.added(id)
 	if _, ok := s.broken.LoadAndDelete(id); ok {
@@ -146,7 +146,7 @@ func (s *Store) ensureShard(tx *batch.Transaction, id object.ID) error {
 	dir := s.shardDir(s.dir, id)
 	err = tx.Mkdir(dir, 0o777)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		return &WriteError{Stage: StageCreate, Path: dir, Err: err}
 	}
 	if err == nil && s.opts.Shared != 0 {
 		if err := s.fs.Chmod(dir, s.perm(0o777&^s.umask, true)); err != nil {
@@ -160,7 +160,13 @@ func (s *Store) ensureShard(tx *batch.Transaction, id object.ID) error {
 const tmpLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // createTemp creates dir/tmp_obj_XXXXXX exclusively, mode 0444.
-func (s *Store) createTemp(dir string) (batch.File, error) { return s.createNamed(dir, "tmp_obj_") }
+func (s *Store) createTemp(dir string) (batch.File, error) {
+	f, err := s.createNamed(dir, "tmp_obj_")
+	if err != nil {
+		return nil, &WriteError{Stage: StageCreate, Path: dir, Err: err}
+	}
+	return f, nil
+}
 
 // createNamed creates dir/<prefix>XXXXXX exclusively, mode 0444.
 func (s *Store) createNamed(dir, prefix string) (batch.File, error) {
@@ -206,7 +212,7 @@ func (s *Store) WriteStream(tx *batch.Transaction, t object.Type, size int64, r 
 }
 
 func (s *Store) streamTo(f batch.File, t object.Type, size int64, r io.Reader) (object.ID, error) {
-	out := bufio.NewWriterSize(f, 256<<10)
+	out := bufio.NewWriterSize(tmpWriter{f, f.Name()}, 256<<10)
 	zw, err := zlib.NewWriterLevel(out, s.level)
 	if err != nil {
 		return object.ID{}, fmt.Errorf("bad zlib compression level %d", s.level)

@@ -34,10 +34,11 @@ func describe(err error, url string) string {
 	}
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)
+		text := make([]string, len(lines))
 		for i, l := range lines {
-			lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: ")
+			text[i] = l.Text
 		}
-		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(lines, ": "))
+		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(text, ": "))
 	}
 	if re, ok := asRedirect(err); ok {
 		// git's words: curl did not follow, the redirect is an error status.

@@ -7,9 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/pack"
 )
 
@@ -23,9 +24,38 @@ const (
 	Error             // "error: …", exit 1
 )
 
+// Level is the prefix of a line git prints: error() or die().
+type Level int
+
+// The levels of a Message.
+const (
+	LevelFatal Level = iota // "fatal: "
+	LevelError              // "error: "
+)
+
+// Message is one line git prints for a failure: its level and its text,
+// without the prefix.
+type Message struct {
+	Level Level
+	Text  string
+}
+
+// String is the line as git prints it.
+func (m Message) String() string {
+	if m.Level == LevelError {
+		return "error: " + m.Text
+	}
+	return "fatal: " + m.Text
+}
+
+func fatal(text string) Message { return Message{LevelFatal, text} }
+
+func errorLine(text string) Message { return Message{LevelError, text} }
+
 // Describe returns the lines git prints for err and how it exits. Several
-// failures print an error() line before the fatal one.
-func Describe(err error) (lines []string, kind Kind) {
+// failures print an error() line before the fatal one. It is the one place
+// that maps the unpacker's failures to git's words.
+func Describe(err error) (lines []Message, kind Kind) {
 	var (
 		te *pack.TypeError
 		ie *pack.InflateError
@@ -39,78 +69,88 @@ func Describe(err error) (lines []string, kind Kind) {
 	switch {
 	case errors.As(err, &te), errors.As(err, &ie), errors.As(err, &be):
 		for _, l := range errorLines(err) {
-			lines = append(lines, "error: "+l)
+			lines = append(lines, errorLine(l))
 		}
 		return lines, Error
 	case errors.Is(err, ErrRecovered):
 		return nil, Error
 	case errors.As(err, &de):
-		var pre []string
+		var pre []Message
 		switch {
 		case errors.Is(err, pack.ErrDeltaOpcode):
-			pre = []string{"error: unexpected delta opcode 0"}
+			pre = []Message{errorLine("unexpected delta opcode 0")}
 		case errors.Is(err, pack.ErrDeltaCorrupt):
-			pre = []string{"error: delta replay has gone wild"}
+			pre = []Message{errorLine("delta replay has gone wild")}
 		case errors.Is(err, ErrExpansion):
-			pre = []string{"error: " + de.Err.Error()}
+			pre = []Message{errorLine(de.Err.Error())}
 		}
-		return append(pre, "fatal: failed to apply delta"), Fatal
+		return append(pre, fatal("failed to apply delta")), Fatal
 	case errors.As(err, &se):
 		for _, l := range se.Lines {
-			lines = append(lines, "error: "+l)
+			lines = append(lines, errorLine(l))
 		}
-		return append(lines, "fatal: "+se.Msg), Fatal
+		return append(lines, fatal(se.Msg)), Fatal
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return []string{"fatal: early EOF"}, Fatal
+		return []Message{fatal("early EOF")}, Fatal
 	case errors.Is(err, pack.ErrSignature):
-		return []string{"fatal: bad pack file"}, Fatal
+		return []Message{fatal("bad pack file")}, Fatal
 	case errors.As(err, &ve):
-		return []string{fmt.Sprintf("fatal: unknown pack file version %d", uint32(ve))}, Fatal
+		return []Message{fatal(fmt.Sprintf("unknown pack file version %d", uint32(ve)))}, Fatal
 	case errors.Is(err, pack.ErrChecksum):
-		return []string{"fatal: final sha1 did not match"}, Fatal
+		return []Message{fatal("final sha1 did not match")}, Fatal
 	case errors.Is(err, pack.ErrTooLarge):
-		return []string{"fatal: pack exceeds maximum allowed size"}, Fatal
+		return []Message{fatal("pack exceeds maximum allowed size")}, Fatal
 	case errors.Is(err, pack.ErrOffsetRange):
-		return []string{"fatal: offset value out of bound for delta base object"}, Fatal
+		return []Message{fatal("offset value out of bound for delta base object")}, Fatal
 	case errors.Is(err, pack.ErrOffsetOverflow):
-		return []string{"fatal: offset value overflow for delta base object"}, Fatal
+		return []Message{fatal("offset value overflow for delta base object")}, Fatal
 	case errors.Is(err, pack.ErrSizeOverflow):
-		return []string{"fatal: object size too large for this platform"}, Fatal
+		return []Message{fatal("object size too large for this platform")}, Fatal
 	case errors.As(err, &re):
-		return []string{"fatal: read error on input: " + re.Err.Error()}, Fatal
+		return []Message{fatal("read error on input: " + re.Err.Error())}, Fatal
 	case errors.As(err, &ce):
-		return []string{"fatal: " + ce.Error()}, Fatal
+		return []Message{fatal(ce.Error())}, Fatal
 	case errors.Is(err, context.Canceled):
-		return []string{"fatal: interrupted"}, Fatal
+		return []Message{fatal("interrupted")}, Fatal
 	}
-	if lines := writeFailure(err); lines != nil {
-		return lines, Fatal
+	var we *loose.WriteError
+	if errors.As(err, &we) {
+		return writeFailure(we), Fatal
 	}
-	return []string{"fatal: " + err.Error()}, Fatal
+	return []Message{fatal(err.Error())}, Fatal
 }
 
 // writeFailure says what git says when writing a loose object fails (a
-// full disk, an I/O error), or nil for another error.
-func writeFailure(err error) []string {
+// full disk, an I/O error), by the step that failed.
+func writeFailure(we *loose.WriteError) []Message {
+	why := strerror(errno(we.Err))
+	var ce *batch.CommitError
+	switch {
+	case we.Stage == loose.StageCreate:
+		return []Message{errorLine("unable to create temporary file: " + why), fatal("failed to write object")}
+	case we.Stage == loose.StageWrite:
+		return []Message{fatal("unable to write loose object file: " + why)}
+	case !errors.As(we.Err, &ce):
+		return []Message{fatal(we.Err.Error())}
+	case ce.Step == batch.StepSync:
+		return []Message{fatal("fsync error on '" + ce.Path + "': " + why)}
+	case ce.Step == batch.StepClose:
+		return []Message{fatal("error when closing loose object file: " + why)}
+	}
+	return []Message{errorLine("unable to write file " + ce.Path + ": " + why), fatal("failed to write object")}
+}
+
+// errno is the system's error inside err: what C's strerror would name.
+func errno(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
 	switch {
-	case errors.As(err, &le) && strings.Contains(le.Old, "tmp_obj_"):
-		return []string{"error: unable to write file " + le.New + ": " + strerror(le.Err), "fatal: failed to write object"}
-	case !errors.As(err, &pe) || !strings.Contains(pe.Path, "tmp_obj_") && !strings.HasSuffix(filepath.Dir(pe.Path), "objects"):
-		return nil
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
 	}
-	switch pe.Op {
-	case "open", "mkdir":
-		return []string{"error: unable to create temporary file: " + strerror(pe.Err), "fatal: failed to write object"}
-	case "write":
-		return []string{"fatal: unable to write loose object file: " + strerror(pe.Err)}
-	case "sync_file_range", "fsync":
-		return []string{"fatal: fsync error on '" + pe.Path + "': " + strerror(pe.Err)}
-	case "close":
-		return []string{"fatal: error when closing loose object file: " + strerror(pe.Err)}
-	}
-	return nil
+	return err
 }
 
 // strerror renders an error as C's strerror does: "No space left on

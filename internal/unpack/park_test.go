@@ -138,7 +138,12 @@ func TestUnresolvedDeltas(t *testing.T) {
 		if !errors.Is(err, ErrUnresolved) {
 			t.Fatalf("keep=%v: %v, want unresolved deltas", tt.keep, err)
 		}
-		if lines, kind := Describe(err); kind != Fatal || strings.Join(lines, "\n") != tt.want {
+		lines, kind := Describe(err)
+		var text []string
+		for _, l := range lines {
+			text = append(text, l.String())
+		}
+		if kind != Fatal || strings.Join(text, "\n") != tt.want {
 			t.Errorf("keep=%v: described as %q (kind %v), want %q", tt.keep, lines, kind, tt.want)
 		}
 		names, _ := m.ReadDir(objs + "/pack")

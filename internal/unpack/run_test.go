@@ -138,7 +138,7 @@ func TestRunErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
 		lines, _ := Describe(err)
-		if len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], "fatal: ") {
+		if len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1].String(), "fatal: ") {
 			t.Errorf("%s: described as %q", tt.name, lines)
 		}
 	}
