@@ -65,6 +65,8 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	var cl *closure
 	if h.set.checkConn {
 		cl = newClosure(r.Format)
+		cl.reserve = cli.ReserveMemory
+		defer cl.release()
 		opts.Object = cl.add
 	}
 	var meter *progress.Meter
