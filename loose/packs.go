@@ -120,15 +120,18 @@ func (l *packList) read(id object.ID) (object.Type, []byte, error) {
 		return object.Bad, nil, ErrNotFound
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.rd == nil {
 		f, err := l.store.fs.Open(p.name)
 		if err != nil {
+			p.mu.Unlock()
 			return object.Bad, nil, err
 		}
 		p.file, p.rd = f, pack.NewFile(f, p.idx, l.store.opts.Format)
+		p.rd.Cache = l.store.bases
 	}
-	return p.rd.Object(id)
+	rd := p.rd
+	p.mu.Unlock()
+	return rd.Object(id) // a pack.File reads at offsets: no lock needed
 }
 
 // Close releases the pack files a store opened.

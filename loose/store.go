@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // ErrNotFound means an object is in none of the store's sources.
@@ -44,11 +45,19 @@ type Store struct {
 	alts    []*source
 	altErr  error
 
+	// bases caches what reads from packs resolve on the way down delta
+	// chains (the bases of a thin pack are often deep in one).
+	bases *pack.BaseCache
+
 	repaired atomic.Int64
 	broken   sync.Map // ids whose loose copy Need found broken
 	freshMu  sync.Mutex
 	freshed  map[string]error // packs freshened in this run, and how that went
 }
+
+// packBaseCache bounds the objects a store keeps of what it resolved from
+// its packs: about the depth of a chain of large trees.
+const packBaseCache = 8 << 20
 
 // Open returns the store of the objects directory dir.
 func Open(fsys batch.FS, dir string, opts Options) *Store {
@@ -59,7 +68,8 @@ func Open(fsys batch.FS, dir string, opts Options) *Store {
 	if opts.Compression != nil {
 		level = *opts.Compression
 	}
-	s := &Store{fs: fsys, dir: dir, opts: opts, level: level, umask: umask(), freshed: map[string]error{}}
+	s := &Store{fs: fsys, dir: dir, opts: opts, level: level, umask: umask(), freshed: map[string]error{},
+		bases: pack.NewBaseCache(packBaseCache)}
 	s.primary = newSource(s, dir)
 	return s
 }
@@ -106,7 +116,8 @@ func (s *Store) Has(id object.ID) (bool, error) {
 }
 
 // Read returns the type and data of id from the first source that has a
-// good copy.
+// good copy. The data of a packed object may be shared with later reads:
+// it must not be modified.
 func (s *Store) Read(id object.ID) (object.Type, []byte, error) {
 	t, data, err := s.primary.read(id)
 	if err == nil || !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt) {

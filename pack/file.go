@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 
@@ -41,6 +42,10 @@ type File struct {
 	// External, when set, provides REF_DELTA bases that are not in the
 	// pack (the bases of a thin pack).
 	External func(object.ID) (object.Type, []byte, error)
+	// Cache, when set, keeps the objects resolved on the way down delta
+	// chains. The data Object and ObjectAt return may then be shared
+	// with later calls: it must not be modified.
+	Cache *BaseCache
 }
 
 // NewFile returns a File over the pack bytes r whose objects loc finds.
@@ -68,6 +73,9 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if depth > MaxDeltaDepth {
 		return object.Bad, nil, fmt.Errorf("pack: delta chain deeper than %d at offset %d", MaxDeltaDepth, off)
 	}
+	if t, data, ok := p.Cache.get(p, off); ok {
+		return t, data, nil
+	}
 	e, data, err := p.EntryAt(off)
 	if err != nil {
 		return object.Bad, nil, err
@@ -86,13 +94,17 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 			return object.Bad, nil, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
 		}
 	default:
+		p.Cache.put(p, off, e.Type, data)
 		return e.Type, data, nil
 	}
 	if err != nil {
 		return object.Bad, nil, err
 	}
-	data, err = ApplyDelta(nil, base, data)
-	return t, data, err
+	if data, err = ApplyDelta(nil, base, data); err != nil {
+		return object.Bad, nil, err
+	}
+	p.Cache.put(p, off, t, data)
+	return t, data, nil
 }
 
 // EntryAt returns the header and the inflated data of the entry at offset
@@ -110,14 +122,26 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 	return e, data, nil
 }
 
+// inflaters keeps zlib readers for reuse: a new one allocates its
+// decoder's tables, tens of KiB, for each entry read.
+var inflaters sync.Pool
+
+// newInflater returns a zlib reader of r, reused if one is free.
+func newInflater(r io.Reader) (io.ReadCloser, error) {
+	if zr, ok := inflaters.Get().(io.ReadCloser); ok {
+		return zr, zr.(zlib.Resetter).Reset(r, nil)
+	}
+	return zlib.NewReader(r)
+}
+
 // inflateAll inflates exactly size bytes, growing the buffer only as data
 // arrives so that a lying size costs nothing.
 func inflateAll(br *bufio.Reader, size int64) ([]byte, error) {
-	zr, err := zlib.NewReader(br)
+	zr, err := newInflater(br)
 	if err != nil {
 		return nil, err
 	}
-	defer zr.Close()
+	defer inflaters.Put(zr)
 	buf := make([]byte, 0, min(size, 64<<10)+1)
 	for {
 		if len(buf) == cap(buf) {

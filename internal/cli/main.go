@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -28,12 +29,44 @@ func Main(run Command) {
 	os.Exit(Exit(err, os.Stdout, os.Stderr))
 }
 
+// baseMemoryLimit is the soft memory limit Main sets: what the pipeline
+// holds whatever the size of the pack (delta base cache, queued entries,
+// waiting deltas), with room for garbage.
+const baseMemoryLimit = 48 << 20
+
+// memory is the soft limit in force: limit is 0 when GOMEMLIMIT set it.
+var memory struct {
+	sync.Mutex
+	limit int64
+}
+
 // limitMemory asks the Go runtime to collect garbage before the heap
 // passes what the pipeline really holds (delta base cache, queued entries),
 // instead of letting it double: peak memory stays near 64 MiB plus the
-// largest object. A GOMEMLIMIT in the environment wins.
+// largest object, plus what ReserveMemory adds. A GOMEMLIMIT in the
+// environment wins.
 func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
+		memory.Lock()
+		memory.limit = baseMemoryLimit
+		debug.SetMemoryLimit(baseMemoryLimit)
+		memory.Unlock()
 	}
+}
+
+// ReserveMemory raises the soft memory limit by n bytes (lowers it when n
+// is negative) for memory that a command holds for as long as it runs and
+// that grows with what it received — the unpacker's record of every
+// object, the connectivity check's set of ids. Without it, a pack of a
+// few hundred thousand objects holds more than the limit, and the garbage
+// collector runs without pause. It does nothing when GOMEMLIMIT was set
+// or Main did not set a limit, and is safe for concurrent use.
+func ReserveMemory(n int64) {
+	memory.Lock()
+	defer memory.Unlock()
+	if n == 0 || memory.limit == 0 {
+		return
+	}
+	memory.limit += n
+	debug.SetMemoryLimit(max(memory.limit, baseMemoryLimit))
 }

@@ -141,6 +141,7 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 		BigFileThreshold: set.BigFileThreshold,
 		Messages:         env.Stderr,
 		Keep:             a.keep, UnpackLimit: a.unpackLimit,
+		Reserve: ReserveMemory,
 	}
 	if a.unpackLimit > 0 && a.keep == nil {
 		opts.Keep = &unpack.Keep{}

@@ -70,17 +70,25 @@ func malformedNamed(t object.Type, reason, gitPrefix string) error {
 // Malformed data returns a *ParseError (matching ErrMalformed); Links
 // never panics.
 func Links(t object.Type, data []byte, f object.Format) ([]Link, error) {
+	return AppendLinks(nil, t, data, f)
+}
+
+// AppendLinks is Links appending to dst, so that a caller that walks many
+// objects can reuse one slice: it returns dst extended by the links, and
+// on an error dst extended by those of a tree's entries before the bad
+// one (dst itself for a commit or tag).
+func AppendLinks(dst []Link, t object.Type, data []byte, f object.Format) ([]Link, error) {
 	switch t {
 	case object.Blob:
-		return nil, nil
+		return dst, nil
 	case object.Tree:
-		return treeLinks(data, f.Size())
+		return treeLinks(dst, data, f.Size())
 	case object.Commit:
-		return commitLinks(data, f.Size())
+		return commitLinks(dst, data, f.Size())
 	case object.Tag:
-		return tagLinks(data, f.Size())
+		return tagLinks(dst, data, f.Size())
 	}
-	return nil, fmt.Errorf("fsck: no links for %s objects", t)
+	return dst, fmt.Errorf("fsck: no links for %s objects", t)
 }
 
 func link(raw []byte, t object.Type) Link {
@@ -88,8 +96,7 @@ func link(raw []byte, t object.Type) Link {
 	return Link{ID: id, Type: t}
 }
 
-func treeLinks(data []byte, hashsz int) ([]Link, error) {
-	var out []Link
+func treeLinks(out []Link, data []byte, hashsz int) ([]Link, error) {
 	for pos := 0; pos < len(data); {
 		e, why := decodeEntry(data[pos:], hashsz)
 		if why != "" {
@@ -106,22 +113,22 @@ func treeLinks(data []byte, hashsz int) ([]Link, error) {
 	return out, nil
 }
 
-func commitLinks(data []byte, hashsz int) ([]Link, error) {
+func commitLinks(dst []Link, data []byte, hashsz int) ([]Link, error) {
 	hexsz := 2 * hashsz
 	treeLen := len("tree ") + hexsz
 	if len(data) <= treeLen+1 || !bytes.HasPrefix(data, []byte("tree ")) || data[treeLen] != '\n' {
-		return nil, malformedNamed(object.Commit, "bogus commit object", "bogus commit object ")
+		return dst, malformedNamed(object.Commit, "bogus commit object", "bogus commit object ")
 	}
 	raw, ok := parseHex(data, len("tree "), hexsz)
 	if !ok {
-		return nil, malformedNamed(object.Commit, "bad tree pointer", "bad tree pointer in commit ")
+		return dst, malformedNamed(object.Commit, "bad tree pointer", "bad tree pointer in commit ")
 	}
-	out := []Link{link(raw, object.Tree)}
+	out := append(dst, link(raw, object.Tree))
 	parentLen := len("parent ") + hexsz
 	for p := treeLen + 1; p+parentLen < len(data) && bytes.HasPrefix(data[p:], []byte("parent ")); {
 		raw, ok := parseHex(data, p+len("parent "), hexsz)
 		if len(data) <= p+parentLen+1 || !ok || data[p+parentLen] != '\n' {
-			return nil, malformedNamed(object.Commit, "bad parents", "bad parents in commit ")
+			return dst, malformedNamed(object.Commit, "bad parents", "bad parents in commit ")
 		}
 		out = append(out, link(raw, object.Commit))
 		p += parentLen + 1
@@ -129,35 +136,35 @@ func commitLinks(data []byte, hashsz int) ([]Link, error) {
 	return out, nil
 }
 
-func tagLinks(data []byte, hashsz int) ([]Link, error) {
+func tagLinks(dst []Link, data []byte, hashsz int) ([]Link, error) {
 	hexsz := 2 * hashsz
 	if len(data) < hexsz+24 {
-		return nil, malformed(object.Tag, "too short")
+		return dst, malformed(object.Tag, "too short")
 	}
 	raw, ok := parseHex(data, len("object "), hexsz)
 	if !bytes.HasPrefix(data, []byte("object ")) || !ok || data[len("object ")+hexsz] != '\n' {
-		return nil, malformed(object.Tag, "bad 'object' line")
+		return dst, malformed(object.Tag, "bad 'object' line")
 	}
 	p := len("object ") + hexsz + 1
 	if !bytes.HasPrefix(data[p:], []byte("type ")) {
-		return nil, malformed(object.Tag, "no 'type' line")
+		return dst, malformed(object.Tag, "no 'type' line")
 	}
 	p += len("type ")
 	nl := bytes.IndexByte(data[p:], '\n')
 	if nl < 0 || nl >= 20 {
-		return nil, malformed(object.Tag, "bad 'type' line")
+		return dst, malformed(object.Tag, "bad 'type' line")
 	}
 	typ := cString(data[p : p+nl]) // git compares it as a C string
 	tt, ok := object.ParseType([]byte(typ))
 	if !ok {
-		return nil, malformedNamed(object.Tag, "unknown tag type '"+typ+"'", "unknown tag type '"+typ+"' in ")
+		return dst, malformedNamed(object.Tag, "unknown tag type '"+typ+"'", "unknown tag type '"+typ+"' in ")
 	}
 	p += nl + 1
 	if !(p+4 < len(data) && bytes.HasPrefix(data[p:], []byte("tag "))) {
-		return nil, malformed(object.Tag, "no 'tag' line")
+		return dst, malformed(object.Tag, "no 'tag' line")
 	}
 	if bytes.IndexByte(data[p+4:], '\n') < 0 {
-		return nil, malformed(object.Tag, "unterminated 'tag' line")
+		return dst, malformed(object.Tag, "unterminated 'tag' line")
 	}
-	return []Link{link(raw, tt)}, nil
+	return append(dst, link(raw, tt)), nil
 }

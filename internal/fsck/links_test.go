@@ -40,6 +40,33 @@ func TestLinksTree(t *testing.T) {
 	}
 }
 
+// TestAppendLinks checks that AppendLinks keeps what dst holds and adds
+// what Links returns, also for a commit it refuses.
+func TestAppendLinks(t *testing.T) {
+	f := object.SHA1
+	e := hexID(f, object.Blob, "")
+	keep := []Link{{Type: object.Tag}}
+	tree := rawTree("100644", "a", e, "40000", "d", hexID(f, object.Tree, ""))
+	commit := []byte("tree " + hexID(f, object.Tree, "") + "\nparent " + hexID(f, object.Commit, "") + "\n\nm\n")
+	for _, c := range []struct {
+		t    object.Type
+		data []byte
+		want int
+	}{{object.Tree, tree, 2}, {object.Commit, commit, 2}, {object.Commit, []byte("junk"), 0}, {object.Blob, tree, 0}} {
+		got, err := AppendLinks(append([]Link(nil), keep...), c.t, c.data, f)
+		want, werr := Links(c.t, c.data, f)
+		if len(got) != 1+c.want || got[0] != keep[0] || len(want) != c.want || (err == nil) != (werr == nil) {
+			t.Errorf("%s: AppendLinks = %v, %v; Links = %v, %v", c.t, got, err, want, werr)
+			continue
+		}
+		for i := range want {
+			if got[1+i] != want[i] {
+				t.Errorf("%s: link %d: %v, want %v", c.t, i, got[1+i], want[i])
+			}
+		}
+	}
+}
+
 // TestLinksAgainstGitParser checks that Links refuses exactly the commits
 // and tags git's parser refuses (git fsck says "could not be parsed").
 func TestLinksAgainstGitParser(t *testing.T) {

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/git-durable/git-durable/batch"
@@ -43,6 +44,29 @@ func TestClosure(t *testing.T) {
 	c.add(blob, object.Blob, []byte("hello\n"))
 	if c.connected(store, []object.ID{commitID, sum(object.Blob, "other")}) {
 		t.Error("a missing want went unnoticed")
+	}
+	// Many trees naming the same blob (the second and later found in a
+	// worker's cache of recorded ids), which never comes: not connected.
+	c = newClosure(object.SHA1)
+	var held int64
+	c.reserve = func(n int64) { held += n }
+	for i := 0; i < 3000; i++ {
+		tr := tree + "100644 g" + fmt.Sprint(i) + "\x00" + string(raw)
+		c.add(sum(object.Tree, tr), object.Tree, []byte(tr))
+	}
+	if c.connected(store, nil) {
+		t.Error("a blob named by 3000 trees, missing, went unnoticed")
+	}
+	c.add(blob, object.Blob, nil)
+	if !c.connected(store, nil) {
+		t.Error("3000 trees and their blob not connected")
+	}
+	if held != 2*1024*perID {
+		t.Errorf("reserved %d bytes for 3001 ids, want %d", held, 2*1024*perID)
+	}
+	c.release()
+	if held != 0 {
+		t.Errorf("%d bytes still reserved after release", held)
 	}
 	// An object whose links do not parse: not connected.
 	c = newClosure(object.SHA1)

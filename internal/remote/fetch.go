@@ -210,7 +210,9 @@ func (h *helper) localHaves() []plumbing.Hash {
 	if len(haves) == 0 {
 		return nil
 	}
-	recent, err := runGit(h.ctx, nil, "rev-list", "--date-order", "--max-count="+strconv.Itoa(maxRecent), "--all")
+	// rev-list's own order (newest commit date first) stops after
+	// maxRecent commits; --date-order would walk the whole history first.
+	recent, err := runGit(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
 	if err != nil {
 		return haves // the tips are sound
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -58,11 +59,14 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	})
 	defer store.Close()
 	policy := set.Policy(batch.OS, r.ObjectDir)
-	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: maskWriter{h.errw}, UnpackLimit: limit, Strict: strict}
+	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: maskWriter{h.errw}, UnpackLimit: limit, Strict: strict,
+		Reserve: cli.ReserveMemory}
 	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
 	var cl *closure
 	if h.set.checkConn {
 		cl = newClosure(r.Format)
+		cl.reserve = cli.ReserveMemory
+		defer cl.release()
 		opts.Object = cl.add
 	}
 	var meter *progress.Meter

@@ -65,8 +65,10 @@ type unpacker struct {
 	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
-	err      error // first fatal error
-	errored  bool  // Recover skipped something
+	// reservedBytes: given to opts.Reserve for entries (see reserve.go).
+	reservedBytes int64
+	err           error // first fatal error
+	errored       bool  // Recover skipped something
 
 	jobs   chan []*job
 	batch  []*job // jobs gathered by the reader, not yet sent
@@ -146,6 +148,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	} else if pd != nil {
 		pd.discard()
 	}
+	u.unreserve()
 	if endErr := u.tx.End(); err == nil {
 		err = endErr
 	}
@@ -292,6 +295,7 @@ func (u *unpacker) addEntry(off int64) int32 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.entries = append(u.entries, entry{off: off})
+	u.reserved()
 	return int32(len(u.entries) - 1)
 }
 

@@ -1,0 +1,52 @@
+package unpack
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/memfstest"
+)
+
+// TestReserve checks that Options.Reserve is told of the memory held for
+// the entries of a pack, in steps, as they arrive, and of all of it given
+// back when Run returns, whether the pack is kept or exploded, and also
+// after a failure.
+func TestReserve(t *testing.T) {
+	p, _ := chainPack(3*reserveEvery + 10)
+	for _, tc := range []struct {
+		name string
+		keep bool
+		pack []byte
+	}{
+		{"exploded", false, p}, {"kept", true, p},
+		{"truncated", false, p[:len(p)/2]},
+	} {
+		var mu sync.Mutex
+		var held, peak int64
+		opts := Options{Reserve: func(n int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			held += n
+			peak = max(peak, held)
+		}}
+		if tc.keep {
+			opts.Keep = &Keep{}
+		}
+		store, policy := newStore(memfstest.New(objs))
+		_, err := Run(context.Background(), bytes.NewReader(tc.pack), store, policy, opts)
+		if (err != nil) != (tc.name == "truncated") {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if tc.name != "truncated" && peak != 3*reserveEvery*perEntry {
+			t.Errorf("%s: peak reserved %d bytes, want %d", tc.name, peak, 3*reserveEvery*perEntry)
+		}
+		if tc.name == "truncated" && peak == 0 {
+			t.Errorf("%s: nothing reserved", tc.name)
+		}
+		if held != 0 {
+			t.Errorf("%s: %d bytes still reserved after Run", tc.name, held)
+		}
+	}
+}
