@@ -5,6 +5,9 @@
 // before it exits.
 package main
 
-import "github.com/git-durable/git-durable/internal/cli"
+import (
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/unpackcmd"
+)
 
-func main() { cli.Main(cli.Unpack) }
+func main() { cli.Main(unpackcmd.Run) }

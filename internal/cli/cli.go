@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/unpack"
 )
 
 // Env is what a command sees of its process.
@@ -74,12 +73,6 @@ func Exit(err error, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fatal: interrupted")
 		return 130
 	}
-	lines, kind := unpack.Describe(err)
-	for _, l := range lines {
-		fmt.Fprintln(stderr, l)
-	}
-	if kind == unpack.Error {
-		return 1
-	}
+	fmt.Fprintf(stderr, "fatal: %s\n", err)
 	return 128
 }

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/target"
 )
 
 // StatsEnv names the environment variable that, set to an absolute path,
@@ -23,18 +20,19 @@ const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
 type BatchStats struct {
 	URL   string `json:"url"`
 	Batch int    `json:"batch"` // 1 for the session's first fetch batch
-	cli.Stats
+	target.Stats
 	// Error says why the batch failed; what was written before is durable.
 	Error string `json:"error,omitempty"`
 }
 
 // account adds a batch's counters to the session's totals, appends its
 // line to the StatsEnv file, and shows it with git fetch -v.
-func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d time.Duration, err error) {
+func (h *helper) account(stats target.Stats, err error) {
+	st := stats.Stats
 	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: cli.NewStats(res, st, repaired, d)}
+	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats}
 	if err != nil {
 		bs.Error = h.describe(&packError{err: err})
 	}
@@ -63,6 +61,6 @@ func (h *helper) account(res unpack.Result, st batch.Stats, repaired int64, d ti
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
 	if t := h.env.Getenv("GIT_TRACE2_EVENT"); t != "" {
-		cli.WriteTrace2(t, h.errw, h.totals)
+		target.WriteTrace2(t, h.errw, h.totals)
 	}
 }

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
-	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -37,10 +34,6 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	if err != nil {
 		return rcv, err
 	}
-	set, err := r.Config.Settings(h.env.Getenv)
-	if err != nil {
-		return rcv, err
-	}
 	limit, err := unpackLimit(r.Config)
 	if err != nil {
 		return rcv, err
@@ -49,19 +42,13 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	if err != nil {
 		return rcv, err
 	}
-	for _, w := range set.Warnings {
-		fmt.Fprintf(h.errw, "warning: %s\n", w)
+	t, err := target.Open(r, h.env.Getenv, h.errw)
+	if err != nil {
+		return rcv, err
 	}
-	start := time.Now()
-	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
-		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
-		Alternates: loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
-	})
-	defer store.Close()
-	policy := set.Policy(batch.OS, r.ObjectDir)
-	opts := unpack.Options{BigFileThreshold: set.BigFileThreshold, Messages: maskWriter{h.errw}, UnpackLimit: limit, Strict: strict,
-		Reserve: cli.ReserveMemory}
-	opts.Keep = &unpack.Keep{File: true, Message: keepMessage(), Compression: set.PackCompression}
+	defer t.Close()
+	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
+	opts.UnpackLimit, opts.Strict = limit, strict
 	var cl *closure
 	if h.set.checkConn {
 		cl = newClosure(r.Format)
@@ -69,24 +56,15 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 		defer cl.release()
 		opts.Object = cl.add
 	}
-	var meter *progress.Meter
 	if h.set.progress && h.set.verbosity > 0 {
-		opts.Progress = func(done, total int, n int64) {
-			if meter == nil {
-				meter = progress.New(h.errw, "Unpacking objects", total, true)
-			}
-			meter.Update(done, n)
-		}
+		opts.Progress = t.Progress(h.errw)
 	}
-	res, err := unpack.Run(h.ctx, in, store, policy, opts)
-	st := policy.Stats()
-	h.account(res, st, store.Repaired(), time.Since(start), err)
+	res, err := unpack.Run(h.ctx, in, t.Store, t.Policy, opts)
+	h.account(t.Stats(res), err)
 	if err != nil {
 		return rcv, &packError{err: err}
 	}
-	if meter != nil {
-		meter.Done()
-	}
+	t.Done()
 	rcv.lock = res.KeepPath
 	if cl == nil {
 		return rcv, nil
@@ -96,7 +74,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 		id, _ := object.IDFromBytes(w[:])
 		ids = append(ids, id)
 	}
-	rcv.connected = cl.connected(store, ids)
+	rcv.connected = cl.connected(t.Store, ids)
 	return rcv, nil
 }
 

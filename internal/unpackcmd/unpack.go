@@ -1,21 +1,22 @@
-package cli
+// Package unpackcmd is git-unpack-durable: git unpack-objects' command line,
+// messages and exit codes over the project's unpacker.
+package unpackcmd
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/fsck"
-	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
-	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/pack"
 )
 
@@ -74,9 +75,9 @@ func parseUnpackArgs(args []string) (*unpackArgs, error) {
 		case strings.HasPrefix(arg, "--max-input-size="):
 			a.maxInputSize = leadingUint(strings.TrimPrefix(arg, "--max-input-size="))
 		case arg == "-h" || arg == "--help-all":
-			return nil, &UsageError{Usage: unpackUsage, Help: true}
+			return nil, &cli.UsageError{Usage: unpackUsage, Help: true}
 		default:
-			return nil, &UsageError{Usage: unpackUsage}
+			return nil, &cli.UsageError{Usage: unpackUsage}
 		}
 	}
 	return a, nil
@@ -108,8 +109,10 @@ func leadingUint(s string) int64 {
 	return n
 }
 
-// Unpack is git-unpack-durable: git unpack-objects with durable writes.
-func Unpack(ctx context.Context, args []string, env Env) error {
+// Run is git-unpack-durable: git unpack-objects with durable writes. A
+// failure of the unpack is printed in git's words and returned as a
+// *cli.ExitError with git's exit code.
+func Run(ctx context.Context, args []string, env cli.Env) error {
 	a, err := parseUnpackArgs(args)
 	if err != nil {
 		return err
@@ -118,59 +121,39 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	set, err := r.Config.Settings(env.Getenv)
+	t, err := target.Open(r, env.Getenv, env.Stderr)
 	if err != nil {
 		return err
 	}
-	for _, w := range set.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
-	}
-	start := time.Now()
-	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
-		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
-		Alternates: loose.SplitAlternates(env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
-	})
-	defer store.Close()
-	policy := set.Policy(batch.OS, r.ObjectDir)
+	defer t.Close()
 	in := env.Stdin
 	if a.header != nil {
 		in = io.MultiReader(bytes.NewReader(a.header), in)
 	}
-	opts := unpack.Options{
-		DryRun: a.dryRun, Recover: a.recover, Strict: a.strict, MaxInputSize: a.maxInputSize,
-		BigFileThreshold: set.BigFileThreshold,
-		Messages:         env.Stderr,
-		Keep:             a.keep, UnpackLimit: a.unpackLimit,
-		Reserve: ReserveMemory,
+	keep := a.keep
+	if a.unpackLimit > 0 && keep == nil {
+		keep = &unpack.Keep{}
 	}
-	if a.unpackLimit > 0 && a.keep == nil {
-		opts.Keep = &unpack.Keep{}
-	}
-	if opts.Keep != nil {
-		opts.Keep.Compression = set.PackCompression
-	}
-	var meter *progress.Meter
+	opts := t.Options(env.Stderr, keep)
+	opts.DryRun, opts.Recover, opts.Strict, opts.MaxInputSize = a.dryRun, a.recover, a.strict, a.maxInputSize
+	opts.UnpackLimit = a.unpackLimit
 	if !a.quiet && env.IsTerminal {
-		opts.Progress = func(done, total int, n int64) {
-			if meter == nil {
-				meter = progress.New(env.Stderr, "Unpacking objects", total, true)
-			}
-			meter.Update(done, n)
-		}
+		opts.Progress = t.Progress(env.Stderr)
 	}
-	res, err := unpack.Run(ctx, in, store, policy, opts)
-	if meter != nil && err == nil {
-		meter.Done()
+	res, err := unpack.Run(ctx, in, t.Store, t.Policy, opts)
+	if err == nil {
+		t.Done()
 	}
-	st := policy.Stats()
+	st := t.Stats(res)
 	if err == nil || a.stats {
-		WriteTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st)
+		target.WriteTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st.Stats)
 	}
 	if a.stats {
-		writeStats(env, res, st, store.Repaired(), time.Since(start))
+		line, _ := json.Marshal(st)
+		fmt.Fprintf(env.Stderr, "%s\n", line)
 	}
 	if err != nil {
-		return err
+		return report(err, env.Stderr)
 	}
 	if res.Pack != "" { // as git index-pack --stdin reports a pack it kept
 		kind := "pack"
@@ -183,27 +166,18 @@ func Unpack(ctx context.Context, args []string, env Env) error {
 	return err
 }
 
-// Stats is the line --stats prints, and the heart of each line the remote
-// helper records per fetch batch: what the unpack did, and the sync
-// counters with git's trace2 names.
-type Stats struct {
-	Objects  int     `json:"objects"`
-	Bytes    int64   `json:"bytes"`
-	Written  int     `json:"written"`
-	Existing int     `json:"existing"`
-	Repaired int64   `json:"repaired"`
-	Seconds  float64 `json:"seconds"`
-	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
-	batch.Stats
-}
-
-// NewStats gathers the stats of one unpack.
-func NewStats(res unpack.Result, st batch.Stats, repaired int64, d time.Duration) Stats {
-	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: repaired, Seconds: d.Seconds(), Pack: res.Pack, Stats: st}
-}
-
-func writeStats(env Env, res unpack.Result, st batch.Stats, repaired int64, d time.Duration) {
-	line, _ := json.Marshal(NewStats(res, st, repaired, d))
-	fmt.Fprintf(env.Stderr, "%s\n", line)
+// report prints git's lines for a failed unpack and returns git's exit
+// code; an interruption is returned as it is, for cli.Exit.
+func report(err error, stderr io.Writer) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	lines, kind := unpack.Describe(err)
+	for _, l := range lines {
+		fmt.Fprintln(stderr, l)
+	}
+	if kind == unpack.Error {
+		return &cli.ExitError{Code: 1}
+	}
+	return &cli.ExitError{Code: 128}
 }

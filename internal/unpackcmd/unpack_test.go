@@ -1,8 +1,9 @@
-package cli
+package unpackcmd
 
 import (
 	"bytes"
 	"context"
+	"github.com/git-durable/git-durable/internal/cli"
 	"os"
 	"strconv"
 	"strings"
@@ -24,8 +25,8 @@ func TestUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
-		err := Unpack(context.Background(), tt.args, Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
-		code := Exit(err, &out, &errb)
+		err := Run(context.Background(), tt.args, cli.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
+		code := cli.Exit(err, &out, &errb)
 		where := errb.String()
 		if tt.stdout {
 			where = out.String()
@@ -35,8 +36,8 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	err := Unpack(context.Background(), []string{"--pack_header=2,x"}, Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
-	if code := Exit(err, &out, &errb); code != 128 || errb.String() != "fatal: bad --pack_header=2,x\n" {
+	err := Run(context.Background(), []string{"--pack_header=2,x"}, cli.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
+	if code := cli.Exit(err, &out, &errb); code != 128 || errb.String() != "fatal: bad --pack_header=2,x\n" {
 		t.Errorf("bad --pack_header: exit %d, %q", code, errb.String())
 	}
 }
@@ -63,7 +64,7 @@ func TestProgressOnATerminal(t *testing.T) {
 			args = []string{"-q"}
 		}
 		var out, errb bytes.Buffer
-		err := Unpack(context.Background(), args, Env{Stdin: bytes.NewReader(pack), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, IsTerminal: true})
+		err := Run(context.Background(), args, cli.Env{Stdin: bytes.NewReader(pack), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, IsTerminal: true})
 		if err != nil {
 			t.Fatal(err)
 		}

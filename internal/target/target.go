@@ -1,0 +1,101 @@
+// Package target is where an unpack writes: a repository's loose object
+// store with the durability policy its settings ask for, the unpacker's
+// options that follow from those settings, progress in git's words, and the
+// report of a run (Stats, trace2 counters). git-unpack-durable and the
+// remote helper each open one per pack.
+package target
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/progress"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/loose"
+)
+
+// Target is one repository's object store opened for one unpack.
+type Target struct {
+	Repo     *repo.Repo
+	Settings repo.Settings
+	Store    *loose.Store
+	Policy   *batch.Policy
+
+	start time.Time
+	meter *progress.Meter
+}
+
+// Open resolves the settings of r (git's warnings about them go to warn,
+// after "warning: ") and opens its store, with the alternates of
+// GIT_ALTERNATE_OBJECT_DIRECTORIES, and its policy. Close it when done.
+func Open(r *repo.Repo, getenv func(string) string, warn io.Writer) (*Target, error) {
+	set, err := r.Config.Settings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(warn, "warning: %s\n", w)
+	}
+	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
+		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
+		Alternates: loose.SplitAlternates(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
+	})
+	return &Target{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}, nil
+}
+
+// Options are the unpacker's options that follow from the settings:
+// messages (git's error and warning lines) go to msgs; a kept pack, when
+// keep is set, gets the settings' pack compression; the memory the run
+// holds per object raises the process's soft memory limit.
+func (t *Target) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
+	if keep != nil {
+		keep.Compression = t.Settings.PackCompression
+	}
+	return unpack.Options{BigFileThreshold: t.Settings.BigFileThreshold, Messages: msgs, Keep: keep, Reserve: cli.ReserveMemory}
+}
+
+// Progress returns the unpacker's progress callback: git's "Unpacking
+// objects" line on w, drawn from the first call on.
+func (t *Target) Progress(w io.Writer) func(done, total int, n int64) {
+	return func(done, total int, n int64) {
+		if t.meter == nil {
+			t.meter = progress.New(w, "Unpacking objects", total, true)
+		}
+		t.meter.Update(done, n)
+	}
+}
+
+// Done ends the progress line with git's ", done.", if one was drawn.
+func (t *Target) Done() {
+	if t.meter != nil {
+		t.meter.Done()
+	}
+}
+
+// Stats reports the run that gave res: what the unpacker did, the objects
+// the store repaired, the time since Open and the policy's counters.
+func (t *Target) Stats(res unpack.Result) Stats {
+	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
+		Repaired: t.Store.Repaired(), Seconds: time.Since(t.start).Seconds(), Pack: res.Pack, Stats: t.Policy.Stats()}
+}
+
+// Close closes the store.
+func (t *Target) Close() { t.Store.Close() }
+
+// Stats is the line --stats prints, and the heart of each line the remote
+// helper records per fetch batch: what the unpack did, and the sync
+// counters with git's trace2 names.
+type Stats struct {
+	Objects  int     `json:"objects"`
+	Bytes    int64   `json:"bytes"`
+	Written  int     `json:"written"`
+	Existing int     `json:"existing"`
+	Repaired int64   `json:"repaired"`
+	Seconds  float64 `json:"seconds"`
+	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
+	batch.Stats
+}
