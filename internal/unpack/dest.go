@@ -21,8 +21,6 @@ type dest interface {
 	read(id object.ID) (object.Type, []byte, error)
 	// stream takes a big blob's data from the pack without holding it.
 	stream(size int64, r io.Reader) (id object.ID, wrote bool, err error)
-	// wait returns once everything written is published.
-	wait() error
 }
 
 // publishers is how many objects may wait at once for their writeout and
@@ -38,23 +36,25 @@ type looseDest struct {
 	tx    *batch.Transaction
 	fail  func(error)
 
-	queue chan *pending
+	queue chan *publication
 	wg    sync.WaitGroup
 
 	mu       sync.Mutex
-	inflight map[object.ID]*pending
+	inflight map[object.ID]*publication
 	direct   bool // after wait: write and publish on the caller's goroutine
 }
 
-type pending struct {
+// publication is a loose object written to its temporary file, waiting
+// for a publisher to give it its writeout and rename.
+type publication struct {
 	w    *loose.Written
 	typ  object.Type
 	data []byte
 }
 
 func newLooseDest(store *loose.Store, tx *batch.Transaction, fail func(error)) *looseDest {
-	d := &looseDest{store: store, tx: tx, fail: fail, queue: make(chan *pending, 2*publishers),
-		inflight: map[object.ID]*pending{}}
+	d := &looseDest{store: store, tx: tx, fail: fail, queue: make(chan *publication, 2*publishers),
+		inflight: map[object.ID]*publication{}}
 	for i := 0; i < publishers; i++ {
 		d.wg.Add(1)
 		go d.publish()
@@ -89,7 +89,7 @@ func (d *looseDest) write(id object.ID, typ object.Type, data []byte) (bool, err
 	if err != nil {
 		return false, err
 	}
-	p := &pending{w: w, typ: typ, data: data}
+	p := &publication{w: w, typ: typ, data: data}
 	d.mu.Lock()
 	d.inflight[id] = p
 	d.mu.Unlock()
@@ -111,13 +111,14 @@ func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 	return d.store.WriteStream(d.tx, object.Blob, size, r)
 }
 
-func (d *looseDest) wait() error {
+// wait returns once everything written is published; later writes are
+// published on the caller's goroutine.
+func (d *looseDest) wait() {
 	close(d.queue)
 	d.wg.Wait()
 	d.mu.Lock()
 	d.direct = true
 	d.mu.Unlock()
-	return nil
 }
 
 // endedReader tells the store in its own terms (loose.ErrEnded) that an

@@ -118,8 +118,6 @@ func (d *packDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 	return id, true, err
 }
 
-func (d *packDest) wait() error { return nil }
-
 // discard removes the temporary pack after a failure.
 func (d *packDest) discard() {
 	d.in.Close()

@@ -8,7 +8,7 @@ import (
 )
 
 // parkMax bounds the delta data held in memory by deltas that wait for
-// their base (u.waiting, u.pending). A REF_DELTA whose base never comes (a
+// their base (u.waiting, u.awaiting). A REF_DELTA whose base never comes (a
 // hostile or broken thin pack) or comes last would otherwise hold its data
 // until the end: memory would grow with the pack. Past the bound, a
 // waiting delta drops its data and reads it back when its base is done:
@@ -78,7 +78,7 @@ func (u *unpacker) unresolved() int {
 	for _, js := range u.waiting {
 		n += len(js)
 	}
-	for _, js := range u.pending {
+	for _, js := range u.awaiting {
 		n += len(js)
 	}
 	return n

@@ -56,7 +56,7 @@ type unpacker struct {
 	entries  []entry
 	ids      map[object.ID]int32          // first entry of each id
 	waiting  map[int32][]*job             // deltas whose base entry is in flight
-	pending  map[object.ID][]*job         // REF deltas whose base id is nowhere yet
+	awaiting map[object.ID][]*job         // REF deltas whose base id is nowhere yet
 	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
 	orphans  int                          // deltas whose OFS base is no entry
 	parked   int64                        // data held by waiting and pending deltas
@@ -70,11 +70,11 @@ type unpacker struct {
 	err           error // first fatal error
 	errored       bool  // Recover skipped something
 
-	jobs   chan []*job
-	batch  []*job // jobs gathered by the reader, not yet sent
-	bytes  int64  // data held by batch
-	budget *budget
-	wg     sync.WaitGroup // jobs not finished
+	jobs     chan []*job
+	gathered []*job // jobs gathered by the reader, not yet dispatched
+	bytes    int64  // data held by batch
+	budget   *budget
+	wg       sync.WaitGroup // jobs not finished
 }
 
 // Run unpacks the pack stream in into store, publishing objects through a
@@ -99,7 +99,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
-		waiting: map[int32][]*job{}, pending: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
+		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
 	var ld *looseDest
@@ -130,7 +130,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		go u.worker()
 	}
 	trailerErr := u.read(r)
-	u.flush()
+	u.dispatch()
 	close(u.jobs)
 	u.wg.Wait()
 	if u.spill != nil {
@@ -184,14 +184,14 @@ func (u *unpacker) finish(trailerErr error) error {
 		return err
 	}
 	for id, be := range u.baseErrs {
-		if _, ok := u.pending[id]; !ok {
+		if _, ok := u.awaiting[id]; !ok {
 			continue
 		}
 		// git reports the unreadable base; with -r it drops the delta.
 		if !u.recoverable(be) {
 			return be
 		}
-		delete(u.pending, id)
+		delete(u.awaiting, id)
 	}
 	if n := u.unresolved(); n > 0 {
 		return u.unresolvedErr(n)
@@ -387,7 +387,7 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 		}
 		return
 	}
-	u.pending[baseID] = append(u.pending[baseID], j)
+	u.awaiting[baseID] = append(u.awaiting[baseID], j)
 	u.park(j)
 	u.mu.Unlock()
 }
@@ -416,24 +416,24 @@ const (
 func (u *unpacker) submit(j *job) {
 	n := int64(len(j.data))
 	if !u.budget.tryAcquire(n) {
-		u.flush() // what waits in the batch must be able to finish
+		u.dispatch() // what waits in the batch must be able to finish
 		u.budget.acquire(n)
 	}
-	u.batch = append(u.batch, j)
+	u.gathered = append(u.gathered, j)
 	u.bytes += n
-	if len(u.batch) >= batchJobs || u.bytes >= batchBytes {
-		u.flush()
+	if len(u.gathered) >= batchJobs || u.bytes >= batchBytes {
+		u.dispatch()
 	}
 }
 
 // flush sends the gathered jobs.
-func (u *unpacker) flush() {
-	if len(u.batch) == 0 {
+func (u *unpacker) dispatch() {
+	if len(u.gathered) == 0 {
 		return
 	}
-	u.wg.Add(len(u.batch))
-	u.jobs <- u.batch
-	u.batch, u.bytes = make([]*job, 0, batchJobs), 0
+	u.wg.Add(len(u.gathered))
+	u.jobs <- u.gathered
+	u.gathered, u.bytes = make([]*job, 0, batchJobs), 0
 }
 
 // readEntry reads an entry's inflated data. The declared size is not

@@ -15,17 +15,17 @@ func (u *unpacker) worker() {
 	for b := range u.jobs {
 		for _, j := range b {
 			n := int64(len(j.data)) // j may be parked, and its data dropped
-			u.run(h, j)
+			u.resolveJob(h, j)
 			u.budget.release(n)
 			u.wg.Done()
 		}
 	}
 }
 
-// run resolves one job. Jobs are run even after a failure elsewhere: each
+// resolveJob resolves one job. Jobs are run even after a failure elsewhere: each
 // holds a complete object (or a delta to one), and writing what is good keeps
 // what was received, as git keeps the objects before the one it dies on.
-func (u *unpacker) run(h *object.Hasher, j *job) {
+func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
 	if j.typ != object.Bad {
 		u.resolve(h, j.idx, j.typ, j.data)
 		return
@@ -48,18 +48,20 @@ func (u *unpacker) run(h *object.Hasher, j *job) {
 	u.apply(h, j, typ, base)
 }
 
-// What redirect did with a job.
+// redirection is what redirect did with a job.
+type redirection int
+
 const (
-	notRedirected = iota
-	parked        // waits for an entry of the base id
-	ready         // j.base is now an entry that is done
+	notRedirected redirection = iota
+	parked                    // waits for an entry of the base id
+	ready                     // j.base is now an entry that is done
 )
 
 // redirect handles an external base that exists but cannot be read (a
 // broken loose object): the pack may carry the object itself, so the delta
 // is pointed at an entry of that id, or parked until one is done. The read
 // error is kept, to be reported if no such entry ever comes.
-func (u *unpacker) redirect(j *job, err error) int {
+func (u *unpacker) redirect(j *job, err error) redirection {
 	var be *BaseError
 	if !errors.As(err, &be) {
 		return notRedirected
@@ -72,7 +74,7 @@ func (u *unpacker) redirect(j *job, err error) int {
 		}
 		return parked
 	}
-	u.pending[j.baseID] = append(u.pending[j.baseID], j)
+	u.awaiting[j.baseID] = append(u.awaiting[j.baseID], j)
 	u.park(j)
 	u.baseErrs[j.baseID] = be
 	return parked
@@ -180,7 +182,7 @@ func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []b
 		u.ids[id] = idx
 	}
 	u.mu.Unlock()
-	if err := u.keep(id, typ, data, dup); err != nil {
+	if err := u.record(id, typ, data, dup); err != nil {
 		u.fail(err)
 		return nil
 	}
@@ -200,9 +202,9 @@ func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
 	return out
 }
 
-// keep writes a new object, holds it back under --strict (checks it, when
+// record writes a new object, holds it back under --strict (checks it, when
 // the pack is kept), or notes that it exists already.
-func (u *unpacker) keep(id object.ID, typ object.Type, data []byte, dup bool) error {
+func (u *unpacker) record(id object.ID, typ object.Type, data []byte, dup bool) error {
 	if u.held != nil && typ != object.Blob {
 		return u.held.add(id, typ, data)
 	}
@@ -251,9 +253,9 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 	defer u.mu.Unlock()
 	kids := u.waiting[idx]
 	delete(u.waiting, idx)
-	if p, ok := u.pending[id]; ok {
+	if p, ok := u.awaiting[id]; ok {
 		kids = append(kids, p...)
-		delete(u.pending, id)
+		delete(u.awaiting, id)
 	}
 	for _, j := range kids {
 		u.unpark(j)
