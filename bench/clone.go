@@ -30,7 +30,6 @@ func startDaemon(base string) (*daemon, error) {
 		l.Close()
 		cmd := exec.Command("git", "daemon", "--export-all", "--base-path="+base, "--listen=127.0.0.1",
 			"--port="+strconv.Itoa(port), "--reuseaddr", base)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its connections end with it
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
@@ -47,9 +46,11 @@ func startDaemon(base string) (*daemon, error) {
 	return nil, fmt.Errorf("git daemon did not start")
 }
 
-// stop kills the daemon and the connections it forked.
+// stop kills the daemon. It stays in this program's process group, so
+// that an interrupt ends it too; the upload-packs it forked end with their
+// connections.
 func (d *daemon) stop() {
-	syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	d.cmd.Process.Kill()
 	d.cmd.Wait()
 }
 
