@@ -42,10 +42,13 @@ fuzz:
 
 # Ours beside git on the same generated pack, alternating, medians: see
 # bench/main.go for the flags (BENCHFLAGS="-rounds 5", -dir on another disk).
+# REPO=<repository> or PACK=<file> adds the rows of a real history.
 BENCHFLAGS ?=
+REPO ?=
+PACK ?=
 bench: build
 	$(GO) build -o $(BIN)/bench ./bench
-	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(BENCHFLAGS)
+	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -3,7 +3,8 @@
 // pack (the Go distribution's sources with thousands of commits of small
 // edits, more than 30,000 objects), then runs every variant into fresh
 // repositories, alternating them round after round, and prints medians and
-// ratios to git.
+// ratios to git. With -repo or -pack (make bench REPO=… or PACK=…) it then
+// measures a real history too: see realHistory.
 package main
 
 import (
@@ -45,6 +46,14 @@ func bench() error {
 	files := flag.Int("files", 3000, "source files in the generated history")
 	commits := flag.Int("commits", 2700, "commits of edits in the generated history")
 	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
+	var rc realConfig
+	flag.StringVar(&rc.repo, "repo", "", "real history: a repository whose history is packed and measured too")
+	flag.StringVar(&rc.pack, "pack", "", "real history: a pack measured as it is (its history cut from it)")
+	flag.StringVar(&rc.rev, "rev", "", "with -repo, what the real pack holds: a revision, or a number N for the first commits\nof `git rev-list --reverse --topo-order HEAD` reaching N objects (default 160000)")
+	flag.StringVar(&rc.fetch, "fetch", "", "the mirror fetch, `from..to` (revisions or numbers as -rev; default -rev minus 3000\nobjects, or <rev>~100, to -rev)")
+	flag.StringVar(&rc.scale, "scale", "30000,60000,100000,160000", "the scaling curve's packs (revisions or numbers as -rev)")
+	flag.IntVar(&rc.tiny, "tiny", 50, "invocations each on a 3-object pack (0 skips it)")
+	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
 	flag.Parse()
 	self, err := os.Executable()
 	if err != nil {
@@ -87,7 +96,7 @@ func bench() error {
 		}
 		os.RemoveAll(src)
 	}
-	info, err := describePack(r.packPath)
+	info, _, err := describePack(r.packPath)
 	if err != nil {
 		return err
 	}
@@ -145,7 +154,20 @@ func bench() error {
 		}
 	}
 	report(os.Stdout, vs, results, objects, largest, sys, big, *bigMB)
-	return nil
+	if rc.repo == "" && rc.pack == "" {
+		return nil
+	}
+	r.cleanup() // room for the real history's runs
+	rc.rounds = *rounds
+	if rc.helper == "" {
+		rc.helper = filepath.Join(filepath.Dir(binPath), "git-remote-durable")
+	}
+	if rc.pack != "" {
+		if rc.pack, err = filepath.Abs(rc.pack); err != nil {
+			return err
+		}
+	}
+	return realHistory(r, rc)
 }
 
 func newBar(n int) *progressbar.ProgressBar {
@@ -164,15 +186,15 @@ type plainWriter struct{ w *os.File }
 func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 
 // describePack counts the entries and deltas of the pack.
-func describePack(path string) (string, error) {
+func describePack(path string) (string, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	r := pack.NewReader(bufio.NewReader(f), pack.ReaderOptions{})
 	var n, ofs, ref int
@@ -182,7 +204,7 @@ func describePack(path string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		n++
 		switch e.Type {
@@ -192,7 +214,7 @@ func describePack(path string) (string, error) {
 			ref++
 		}
 	}
-	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), nil
+	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), n, nil
 }
 
 // largestObject returns the size of the largest object in repo.

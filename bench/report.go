@@ -34,13 +34,8 @@ func summarize(ss []sample) stats {
 	return stats{median(wall), wall[0], wall[len(wall)-1], median(cpu), median(rss), median(wo), median(hf)}
 }
 
-// report prints the table and the targets of the issue.
-func report(w io.Writer, vs []variant, res map[string][]sample, objects int, largest int64, sys map[string]float64, big []sample, bigMB int) {
-	st := map[string]stats{}
-	for _, v := range vs {
-		st[v.name] = summarize(res[v.name])
-	}
-	fmt.Fprintf(w, "\n%d objects; %d rounds, order rotated every round; %d CPUs, %s/%s, %s\n\n", objects, len(res[vs[0].name]), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
+// table prints one row per variant, with its ratio to its base.
+func table(w io.Writer, vs []variant, st map[string]stats) {
 	fmt.Fprintf(w, "| variant | wall s (median) | min–max | ratio | CPU s | max RSS MiB | writeout-only | hardware-flush |\n")
 	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
 	for _, v := range vs {
@@ -51,6 +46,16 @@ func report(w io.Writer, vs []variant, res map[string][]sample, objects int, lar
 		}
 		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %.2f | %.0f | %.0f | %.0f |\n", v.name, s.wall, s.lo, s.hi, ratio, s.cpu, s.rss, s.wo, s.hf)
 	}
+}
+
+// report prints the table and the targets of the issue.
+func report(w io.Writer, vs []variant, res map[string][]sample, objects int, largest int64, sys map[string]float64, big []sample, bigMB int) {
+	st := map[string]stats{}
+	for _, v := range vs {
+		st[v.name] = summarize(res[v.name])
+	}
+	fmt.Fprintf(w, "\n%d objects; %d rounds, order rotated every round; %d CPUs, %s/%s, %s\n\n", objects, len(res[vs[0].name]), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
+	table(w, vs, st)
 	if len(sys) > 0 {
 		fmt.Fprintf(w, "\nsystem calls per object (strace -c -f, batch): ours %.2f, git %.2f\n", sys["ours batch"], sys["git batch"])
 	}

@@ -23,6 +23,7 @@ type variant struct {
 	base   string   // the variant this one's wall time is compared with
 	tmpfs  bool     // runs on /dev/shm (CPU-bound comparison)
 	kept   bool     // keeps the pack: no loose objects to count
+	synced bool     // followed by `sync -f` on the repository's filesystem, timed together
 }
 
 // sample is one measured run.
@@ -45,6 +46,7 @@ type runner struct {
 	packPath string
 	sizes    string // sizes file for the floor
 	n        int    // runs so far, for unique names
+	last     string // the repository of the last run
 }
 
 // repoFor makes a fresh empty bare repository for one run.
@@ -80,6 +82,9 @@ func (r *runner) command(v variant, repo string) *exec.Cmd {
 	case "floor":
 		argv = append([]string{r.self, "floor", "-sizes", r.sizes, "-dir", filepath.Join(repo, "objects")}, argv[1:]...)
 	}
+	if v.synced {
+		argv = append([]string{"sh", "-c", `"$@" && exec sync -f .`, "sh"}, argv...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "GIT_DIR="+repo, "GIT_CONFIG_PARAMETERS="+configParams(v.config))
@@ -95,31 +100,43 @@ func (r *runner) command(v variant, repo string) *exec.Cmd {
 // keeps this kind of disk (ext4 with online discard) busy for seconds and
 // slows whatever runs next, by up to 10× here.
 func (r *runner) measure(v variant) (sample, error) {
-	var s sample
 	repo, err := r.repoFor(v)
 	if err != nil {
-		return s, err
+		return sample{}, err
 	}
+	r.last = repo
 	syscall.Sync() // start every run with no dirty data of the one before
 	time.Sleep(time.Second)
 	in, err := os.Open(r.packPath)
 	if err != nil {
-		return s, err
+		return sample{}, err
 	}
 	defer in.Close()
+	cmd := r.command(v, repo)
+	cmd.Stdin = in
+	s, err := r.timed(cmd)
+	if err != nil {
+		return s, fmt.Errorf("%s: %v", v.name, err)
+	}
+	s.objectsSeen = countLoose(filepath.Join(repo, "objects"))
+	return s, nil
+}
+
+// timed runs cmd and returns its wall and CPU time, its peak RSS and the
+// fsync counters it wrote as trace2 events.
+func (r *runner) timed(cmd *exec.Cmd) (sample, error) {
+	var s sample
 	trace := filepath.Join(r.work, "trace2.json")
 	os.Remove(trace)
-	cmd := r.command(v, repo)
 	rssFile := measureRSS(cmd, r.work)
-	cmd.Stdin = in
 	cmd.Env = append(cmd.Env, "GIT_TRACE2_EVENT="+trace)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	s.wall = time.Since(start)
 	if err != nil {
-		return s, fmt.Errorf("%s: %v\n%s", v.name, err, stderr.String())
+		return s, fmt.Errorf("%v\n%s", err, stderr.String())
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -129,7 +146,6 @@ func (r *runner) measure(v variant) (sample, error) {
 		s.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	}
 	s.writeouts, s.flushes = counters(trace)
-	s.objectsSeen = countLoose(filepath.Join(repo, "objects"))
 	return s, nil
 }
 

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// daemon is a git daemon serving the upstreams under base on 127.0.0.1.
+type daemon struct {
+	base string
+	port int
+	cmd  *exec.Cmd
+}
+
+// startDaemon starts git daemon on a free port of 127.0.0.1.
+func startDaemon(base string) (*daemon, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command("git", "daemon", "--export-all", "--base-path="+base, "--listen=127.0.0.1",
+			"--port="+strconv.Itoa(port), "--reuseaddr", base)
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		d := &daemon{base, port, cmd}
+		for i := 0; i < 100; i++ {
+			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+				c.Close()
+				return d, nil
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		d.stop()
+	}
+	return nil, fmt.Errorf("git daemon did not start")
+}
+
+// stop kills the daemon. It stays in this program's process group, so
+// that an interrupt ends it too; the upload-packs it forked end with their
+// connections.
+func (d *daemon) stop() {
+	d.cmd.Process.Kill()
+	d.cmd.Wait()
+}
+
+// url is the git:// URL of the upstream name.
+func (d *daemon) url(name string) string {
+	return fmt.Sprintf("git://127.0.0.1:%d/%s", d.port, name)
+}
+
+// makeUpstream makes the bare repository base/name, which borrows the
+// objects of src (alternates) and has the refs of s.
+func makeUpstream(src, base, name string, s selection) error {
+	dir := filepath.Join(base, name)
+	os.RemoveAll(dir)
+	if err := run("", nil, "git", "init", "-q", "--bare", "-b", "main", dir); err != nil {
+		return err
+	}
+	alt := filepath.Join(src, "objects") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "objects", "info", "alternates"), []byte(alt), 0o644); err != nil {
+		return err
+	}
+	var in strings.Builder
+	for _, ref := range s.refs {
+		fmt.Fprintf(&in, "create %s\n", ref)
+	}
+	return run(dir, strings.NewReader(in.String()), "git", "update-ref", "--stdin")
+}
+
+// helperShim makes a directory holding a git-remote-durable that runs the
+// real one under /usr/bin/time, appending its peak RSS (KiB) to the file
+// named by $GIT_DURABLE_BENCH_RSS: the helper's own, apart from git's.
+func helperShim(dir, helper string) (string, error) {
+	shim := filepath.Join(dir, "shim")
+	if err := os.MkdirAll(shim, 0o755); err != nil {
+		return "", err
+	}
+	script := "#!/bin/sh\nexec "
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		script += `/usr/bin/time -f %M -a -o "$GIT_DURABLE_BENCH_RSS" `
+	}
+	script += fmt.Sprintf("'%s' \"$@\"\n", helper)
+	return shim, os.WriteFile(filepath.Join(shim, "git-remote-durable"), []byte(script), 0o755)
+}
+
+// transfer is a clone or fetch measured through git, plain or durable::.
+type transfer struct {
+	r        *runner
+	shim     string // directory with the helper shim
+	base     string // a mirror clone of the "from" upstream, for fetches
+	wantMain string // the commit refs/heads/main must reach
+}
+
+// run measures one clone (base == "") or fetch into a fresh repository on
+// the disk under test, and returns the sample and the helper's peak RSS.
+func (t *transfer) run(url string, ours bool) (sample, int64, error) {
+	r := t.r
+	r.n++
+	parent := r.work
+	if r.runs != "" {
+		parent = r.runs
+	}
+	dest := filepath.Join(parent, fmt.Sprintf("run%04d", r.n))
+	r.last = dest
+	if ours {
+		url = "durable::" + url
+	}
+	var cmd *exec.Cmd
+	if t.base == "" {
+		cmd = exec.Command("git", "clone", "--mirror", "-q", url, dest)
+	} else {
+		if err := run("", nil, "cp", "-a", t.base, dest); err != nil {
+			return sample{}, 0, err
+		}
+		if err := run(dest, nil, "git", "remote", "set-url", "origin", url); err != nil {
+			return sample{}, 0, err
+		}
+		cmd = exec.Command("git", "fetch", "-q")
+		cmd.Dir = dest
+	}
+	rss := filepath.Join(r.work, "helper-rss.txt")
+	os.Remove(rss)
+	cmd.Env = append(os.Environ(), "PATH="+t.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GIT_DURABLE_BENCH_RSS="+rss, "GIT_CONFIG_PARAMETERS="+configParams([]string{"gc.auto=0", "maintenance.auto=false"}))
+	if r.force {
+		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
+	}
+	syscall.Sync()
+	time.Sleep(time.Second)
+	s, err := r.timed(cmd)
+	if err != nil {
+		return s, 0, fmt.Errorf("%s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	if got, _ := gitOut(dest, "rev-parse", "refs/heads/main"); got != t.wantMain {
+		return s, 0, fmt.Errorf("%s: main is %q, want %s", url, got, t.wantMain)
+	}
+	var helperKB int64
+	b, _ := os.ReadFile(rss)
+	for _, f := range strings.Fields(string(b)) {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		helperKB = max(helperKB, n)
+	}
+	return s, helperKB, nil
+}
+
+// transfers are the samples of one kind of transfer, ours and git.
+type transfers struct {
+	ours, git []sample
+	helperKB  []int64 // the helper's own peak RSS, for every run of ours
+}
+
+// rounds measures ours and git alternating, each rounds times.
+func (t *transfer) rounds(url string, n int, kind string) (transfers, error) {
+	var out transfers
+	bar := newBar(2 * n)
+	defer bar.Finish()
+	for i := 0; i < n; i++ {
+		for k := 0; k < 2; k++ {
+			ours := (i+k)%2 == 0
+			s, kb, err := t.run(url, ours)
+			os.RemoveAll(t.r.last)
+			if err != nil {
+				return out, fmt.Errorf("%s: %v", kind, err)
+			}
+			if ours {
+				out.ours = append(out.ours, s)
+				out.helperKB = append(out.helperKB, kb)
+			} else {
+				out.git = append(out.git, s)
+			}
+			bar.Add(1)
+		}
+	}
+	return out, nil
+}
+
+// countObjects counts the objects reachable from the refs of to and not
+// from those of from, in repo: what the fetch brings.
+func countObjects(repo string, to, from selection) (int, error) {
+	var in strings.Builder
+	for _, ref := range to.refs {
+		_, id, _ := strings.Cut(ref, " ")
+		in.WriteString(id + "\n")
+	}
+	for _, ref := range from.refs {
+		_, id, _ := strings.Cut(ref, " ")
+		in.WriteString("^" + id + "\n")
+	}
+	cmd := exec.Command("git", "rev-list", "--objects", "--stdin")
+	cmd.Dir, cmd.Stdin = repo, strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			err = fmt.Errorf("%v: %s", err, ee.Stderr)
+		}
+		return 0, fmt.Errorf("rev-list: %v", err)
+	}
+	return strings.Count(string(out), "\n"), nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// realConfig holds the flags of the real-history mode.
+type realConfig struct {
+	repo, pack string // the history: a repository, or a pack
+	rev        string // what the explode rows and the clone unpack
+	fetch      string // "<from>..<to>" of the incremental fetch
+	scale      string // the points of the scaling curve
+	tiny       int    // invocations on the 3-object pack
+	rounds     int
+	helper     string // git-remote-durable
+}
+
+// realVariants are the rows measured on the real pack.
+func realVariants() []variant {
+	return []variant{
+		{name: "ours none", argv: []string{"ours", "-q"}, config: cfgNone, base: "git none"},
+		{name: "git none", git: true, argv: []string{"git", "unpack-objects", "-q"}, config: cfgNone},
+		{name: "ours batch", argv: []string{"ours", "-q"}, config: cfgBatch, base: "git batch"},
+		{name: "git batch", git: true, argv: []string{"git", "unpack-objects", "-q"}, config: cfgBatch},
+		{name: "ours none + sync -f", argv: []string{"ours", "-q"}, config: cfgNone, synced: true},
+		{name: "git index-pack", git: true, argv: []string{"git", "index-pack", "--stdin"}, kept: true},
+		{name: "ours keep", argv: []string{"ours", "-q", "--keep"}, base: "git index-pack", kept: true},
+	}
+}
+
+// realHistory measures the rows of the real-history mode and prints them.
+// Every run's repository is removed after it (a history of 160,000 loose
+// objects, kept for every run, would not fit the scratch filesystem).
+func realHistory(r *runner, c realConfig) error {
+	src, walk, mainSpec := c.repo, []string{"HEAD"}, c.rev
+	var err error
+	if c.pack != "" {
+		if src, err = packRepo(r.work, c.pack); err != nil {
+			return err
+		}
+		walk, mainSpec = []string{"--all"}, "--all"
+	} else if src, err = gitOut(c.repo, "rev-parse", "--absolute-git-dir"); err != nil {
+		return err
+	}
+	if mainSpec == "" {
+		mainSpec = "160000"
+	}
+	from, to, ok := strings.Cut(c.fetch, "..")
+	if !ok {
+		to = mainSpec
+		if n, isN := isCount(mainSpec); isN {
+			from = fmt.Sprint(max(n-3000, 1))
+		} else if mainSpec == "--all" {
+			_, n, err := describePack(c.pack)
+			if err != nil {
+				return err
+			}
+			from = fmt.Sprint(max(n-3000, 1))
+		} else {
+			from = mainSpec + "~100"
+		}
+	}
+	var points []string
+	for _, p := range strings.Split(c.scale, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			points = append(points, p)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "selecting the history (%s, %s..%s, %s) in %s…\n", mainSpec, from, to, c.scale, src)
+	sels, err := selectSpecs(src, walk, append([]string{mainSpec, from, to}, points...))
+	if err != nil {
+		return err
+	}
+	mainSel, fromSel, toSel := sels[0], sels[1], sels[2]
+	mainPack := c.pack
+	if mainPack == "" {
+		if len(mainSel.revs) == 0 {
+			return fmt.Errorf("the history of %s has fewer than %s", src, mainSel.label)
+		}
+		if mainPack, err = packFor(src, r.work, mainSel); err != nil {
+			return err
+		}
+	}
+	info, objects, err := describePack(mainPack)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
+
+	r.packPath = mainPack
+	vs := realVariants()
+	res := map[string][]sample{}
+	bar := newBar(c.rounds * len(vs))
+	for round := 0; round < c.rounds; round++ {
+		for i := range vs {
+			v := vs[(i+round)%len(vs)]
+			s, err := r.measure(v)
+			os.RemoveAll(r.last)
+			if err != nil {
+				return err
+			}
+			if !v.kept && s.objectsSeen != objects {
+				return fmt.Errorf("%s left %d loose objects, want %d", v.name, s.objectsSeen, objects)
+			}
+			res[v.name] = append(res[v.name], s)
+			bar.Add(1)
+		}
+	}
+	bar.Finish()
+	st := map[string]stats{}
+	for _, v := range vs {
+		st[v.name] = summarize(res[v.name])
+	}
+	fmt.Printf("\n%d objects; %d rounds, order rotated every round; runs removed after each\n\n", objects, c.rounds)
+	table(os.Stdout, vs, st)
+	t := &targets{}
+	t.explode(st)
+
+	if len(fromSel.revs) == 0 || len(toSel.revs) == 0 {
+		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
+	} else if err := cloneFetch(r, c, src, fromSel, toSel, t); err != nil {
+		return err
+	}
+	if c.tiny > 0 {
+		ours, git, traced, err := tinyRuns(r, c.tiny)
+		if err != nil {
+			return err
+		}
+		t.tiny(ours, git, traced)
+	}
+	if len(points) > 0 {
+		pts, err := scaling(r, src, sels[3:], c.rounds)
+		if err != nil {
+			return err
+		}
+		if len(pts) > 0 {
+			t.scaling(scalingTable(os.Stdout, pts))
+		}
+	}
+	t.print(os.Stdout)
+	return nil
+}
+
+// cloneFetch measures the mirror clone of to, and the fetch from a mirror
+// of from to to, through git daemon on loopback, ours and git alternating.
+func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) error {
+	base := filepath.Join(r.work, "upstreams")
+	os.RemoveAll(base)
+	defer os.RemoveAll(base)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return err
+	}
+	if err := makeUpstream(src, base, "from.git", fromSel); err != nil {
+		return err
+	}
+	if err := makeUpstream(src, base, "to.git", toSel); err != nil {
+		return err
+	}
+	want, err := gitOut(filepath.Join(base, "to.git"), "rev-parse", "refs/heads/main")
+	if err != nil {
+		return err
+	}
+	fetched, err := countObjects(src, toSel, fromSel)
+	if err != nil {
+		return err
+	}
+	d, err := startDaemon(base)
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	shim, err := helperShim(base, c.helper)
+	if err != nil {
+		return err
+	}
+	tr := &transfer{r: r, shim: shim, wantMain: want}
+	clone, err := tr.rounds(d.url("to.git"), c.rounds, "clone")
+	if err != nil {
+		return err
+	}
+	tr.base = filepath.Join(base, "mirror-from.git")
+	if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
+		return err
+	}
+	fetch, err := tr.rounds(d.url("to.git"), c.rounds, "fetch")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nmirror clone of %s and fetch %s → %s (%d objects) from git daemon on 127.0.0.1; %d rounds\n\n", toSel.label, fromSel.label, toSel.label, fetched, c.rounds)
+	t.transfers(os.Stdout, clone, fetch)
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+)
+
+// targets collects the checks of the real-history mode, printed last.
+type targets struct{ lines []string }
+
+func (t *targets) check(name string, ok bool, detail string) {
+	mark := "met"
+	if !ok {
+		mark = "NOT met"
+	}
+	t.lines = append(t.lines, fmt.Sprintf("- %s: %s (%s)", name, mark, detail))
+}
+
+func (t *targets) note(format string, args ...any) {
+	t.lines = append(t.lines, "- "+fmt.Sprintf(format, args...))
+}
+
+// explode checks the rows of the real pack.
+func (t *targets) explode(st map[string]stats) {
+	r := st["ours none"].wall / st["git none"].wall
+	t.check("ours none ≤ 0.5× git none", r <= 0.5, fmt.Sprintf("%.2f×", r))
+	t.note("ours batch vs git batch: %.2f× (%.2f s against %.2f s)", st["ours batch"].wall/st["git batch"].wall, st["ours batch"].wall, st["git batch"].wall)
+	floor := st["ours none + sync -f"].wall
+	r = st["ours batch"].wall / floor
+	t.check("ours batch ≤ 1.25× the floor (ours none + sync -f)", r <= 1.25, fmt.Sprintf("%.2f×: %.2f s against %.2f s", r, st["ours batch"].wall, floor))
+	r = st["ours keep"].wall / st["git index-pack"].wall
+	t.check("ours keep ≤ 1.0× git index-pack --stdin", r <= 1.0, fmt.Sprintf("%.2f×", r))
+}
+
+// transfers prints the clone and fetch rows and checks them.
+func (t *targets) transfers(w io.Writer, clone, fetch transfers) {
+	vs := []variant{
+		{name: "ours clone --mirror", base: "git clone --mirror"},
+		{name: "git clone --mirror"},
+		{name: "ours fetch", base: "git fetch"},
+		{name: "git fetch"},
+	}
+	st := map[string]stats{
+		vs[0].name: summarize(clone.ours), vs[1].name: summarize(clone.git),
+		vs[2].name: summarize(fetch.ours), vs[3].name: summarize(fetch.git),
+	}
+	table(w, vs, st)
+	helper := func(kb []int64) float64 {
+		var xs []float64
+		for _, k := range kb {
+			xs = append(xs, float64(k)/1024)
+		}
+		return median(xs)
+	}
+	ch, fh := helper(clone.helperKB), helper(fetch.helperKB)
+	fmt.Fprintf(w, "\nmax RSS is the largest process of the command (git and its children); git-remote-durable's own: %.0f MiB (clone), %.0f MiB (fetch)\n", ch, fh)
+	r := st[vs[0].name].wall / st[vs[1].name].wall
+	t.check("ours clone --mirror ≤ 1.2× git clone --mirror", r <= 1.2, fmt.Sprintf("%.2f×", r))
+	t.check("helper peak RSS ≤ 128 MiB (clone)", ch <= 128, fmt.Sprintf("%.0f MiB", ch))
+	r = st[vs[2].name].wall / st[vs[3].name].wall
+	t.check("ours mirror fetch ≤ 1.5× git fetch", r <= 1.5, fmt.Sprintf("%.2f×", r))
+}
+
+// tiny prints the 3-object pack's row and checks it.
+func (t *targets) tiny(ours, git []float64, traced []sample) {
+	o, g := median(ours)*1e3, median(git)*1e3
+	pct := func(xs []float64, p float64) float64 {
+		s := slices.Clone(xs)
+		sort.Float64s(s)
+		return s[int(p*float64(len(s)-1))] * 1e3
+	}
+	fmt.Printf("\n3-object pack, batch, %d invocations each (alternating, fresh repository, sync before each): ours %.1f ms (p10 %.1f, p90 %.1f), git %.1f ms (p10 %.1f, p90 %.1f); max RSS ours %d MiB, git %d MiB; writeout-only/hardware-flush ours %d/%d, git %d/%d\n",
+		len(ours), o, pct(ours, 0.1), pct(ours, 0.9), g, pct(git, 0.1), pct(git, 0.9),
+		traced[0].rssKB/1024, traced[1].rssKB/1024, traced[0].writeouts, traced[0].flushes, traced[1].writeouts, traced[1].flushes)
+	t.check("3 objects: ours ≤ git + 5 ms", o <= g+5, fmt.Sprintf("%.1f ms against %.1f ms, %+.1f ms", o, g, o-g))
+}
+
+// scaling checks the curve.
+func (t *targets) scaling(none, batch float64) {
+	t.check("time per object, largest pack ≤ 1.2× smallest (none)", none <= 1.2, fmt.Sprintf("%.2f×", none))
+	t.check("time per object, largest pack ≤ 1.2× smallest (batch)", batch <= 1.2, fmt.Sprintf("%.2f×", batch))
+}
+
+func (t *targets) print(w io.Writer) {
+	fmt.Fprintf(w, "\ntargets (real history):\n")
+	for _, l := range t.lines {
+		fmt.Fprintln(w, l)
+	}
+}
