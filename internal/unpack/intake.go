@@ -1,0 +1,226 @@
+package unpack
+
+import (
+	"errors"
+	"io"
+	"sort"
+
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// The reader side of the pipeline: entries come off the pack stream in
+// order, full objects and deltas whose base is done become jobs, gathered
+// and dispatched to the workers in batches; other deltas wait.
+
+// read is the reader loop. It returns the trailer's error, which git
+// reports only after the other end-of-pack checks; every other error is
+// recorded with fail.
+func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
+	hdr, err := r.Header()
+	if err != nil {
+		u.fail(err)
+		return nil
+	}
+	u.entries = make([]entry, 0, min(hdr.Count, 1<<16))
+	for i := 0; ; i++ {
+		if err := u.ctx.Err(); err != nil {
+			u.fail(err)
+			return nil
+		}
+		if u.firstErr() != nil {
+			return nil
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if pack.Recoverable(err) && u.recoverable(err) {
+				u.addEntry(r.Offset())
+				continue
+			}
+			if errors.Is(err, pack.ErrChecksum) {
+				return err
+			}
+			u.fail(err)
+			return nil
+		}
+		idx := u.addEntry(e.Offset)
+		if err := u.entry(r, idx, e); err != nil {
+			if !(pack.Recoverable(err) && u.recoverable(err)) {
+				u.fail(err)
+				return nil
+			}
+		}
+		if u.opts.Progress != nil {
+			u.opts.Progress(i+1, int(hdr.Count), r.Offset())
+		}
+	}
+}
+
+func (u *unpacker) addEntry(off int64) int32 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.entries = append(u.entries, entry{off: off})
+	u.reserved()
+	return int32(len(u.entries) - 1)
+}
+
+// streamAbove: non-delta blobs larger than this are streamed whatever
+// core.bigFileThreshold says (git holds them in memory up to 512 MiB). The
+// loose object written is the same; memory stays near 64 MiB plus the
+// largest delta result instead of twice the largest blob.
+const streamAbove = 16 << 20
+
+// entry reads one entry's data and hands it on.
+func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
+	var data []byte
+	var id object.ID
+	var err error
+	big := e.Type == object.Blob && e.Size > min(u.opts.BigFileThreshold, streamAbove)
+	if big {
+		id, err = u.stream(r, e)
+	} else {
+		data, err = readEntry(r, e.Size)
+	}
+	if err == nil && u.opts.Keep != nil {
+		var crc uint32
+		crc, err = r.CRC32() // also passes the whole entry on to the kept pack
+		u.mu.Lock()
+		u.entries[idx].crc = crc
+		u.mu.Unlock()
+	}
+	if err != nil {
+		return err
+	}
+	if big {
+		return u.settleStreamed(idx, id)
+	}
+	switch e.Type {
+	case object.OfsDelta:
+		u.delta(&job{idx: idx, data: data, base: -1}, e.BaseOffset, object.ID{})
+	case object.RefDelta:
+		u.delta(&job{idx: idx, data: data, base: -1}, -1, e.BaseID)
+	default:
+		u.submit(&job{idx: idx, typ: e.Type, data: data})
+	}
+	return nil
+}
+
+// delta routes a delta to a job (base done), a wait on an entry in flight,
+// or the pending list of an id seen nowhere yet.
+func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
+	u.mu.Lock()
+	base := int32(-1)
+	if baseOff >= 0 {
+		k := sort.Search(len(u.entries), func(i int) bool { return u.entries[i].off >= baseOff })
+		if k == len(u.entries) || u.entries[k].off != baseOff {
+			u.orphans++ // git queues it under an offset no entry has
+			u.mu.Unlock()
+			return
+		}
+		base = int32(k)
+	} else if k, ok := u.ids[baseID]; ok {
+		base = k
+	}
+	if base >= 0 {
+		ready := u.toEntry(j, base)
+		u.mu.Unlock()
+		if ready {
+			u.submit(j)
+		}
+		return
+	}
+	u.mu.Unlock()
+	if ok, err := u.store.Has(baseID); err != nil {
+		u.fail(err)
+		return
+	} else if ok {
+		j.baseID = baseID
+		u.mu.Lock()
+		u.external[baseID] = true
+		u.mu.Unlock()
+		u.submit(j)
+		return
+	}
+	// Not in the store: wait for an entry of that id, unless one got done
+	// while the store was asked.
+	u.mu.Lock()
+	if k, ok := u.ids[baseID]; ok {
+		ready := u.toEntry(j, k)
+		u.mu.Unlock()
+		if ready {
+			u.submit(j)
+		}
+		return
+	}
+	u.awaiting[baseID] = append(u.awaiting[baseID], j)
+	u.park(j)
+	u.mu.Unlock()
+}
+
+// toEntry points the delta j at the base entry k and says whether k is
+// done (the caller then submits j, once u.mu is unlocked); if not, j waits
+// for k. u.mu must be held.
+func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
+	j.base = k
+	if u.entries[k].done {
+		return true
+	}
+	u.waiting[k] = append(u.waiting[k], j)
+	u.park(j)
+	return false
+}
+
+// Jobs go to the workers in batches, to wake them (and switch goroutines)
+// once per batch rather than once per object.
+const (
+	batchJobs  = 32
+	batchBytes = 1 << 20
+)
+
+// submit queues a job for the workers, within the memory budget.
+func (u *unpacker) submit(j *job) {
+	n := int64(len(j.data))
+	if !u.budget.tryAcquire(n) {
+		u.dispatch() // what waits in the batch must be able to finish
+		u.budget.acquire(n)
+	}
+	u.gathered = append(u.gathered, j)
+	u.bytes += n
+	if len(u.gathered) >= batchJobs || u.bytes >= batchBytes {
+		u.dispatch()
+	}
+}
+
+// flush sends the gathered jobs.
+func (u *unpacker) dispatch() {
+	if len(u.gathered) == 0 {
+		return
+	}
+	u.wg.Add(len(u.gathered))
+	u.jobs <- u.gathered
+	u.gathered, u.bytes = make([]*job, 0, batchJobs), 0
+}
+
+// readEntry reads an entry's inflated data. The declared size is not
+// trusted beyond a fixed first allocation; the buffer grows with the data.
+func readEntry(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, 8<<20))
+	for {
+		if len(buf) == cap(buf) && int64(len(buf)) < size {
+			buf = append(buf, 0)[:len(buf)] // the data outgrew the first allocation
+		}
+		// At the declared size the buffer is full: the Reader then only
+		// checks that the entry ends there.
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
