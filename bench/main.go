@@ -126,23 +126,10 @@ func bench() error {
 	fmt.Printf("unpacked: %d objects, the largest %d bytes\n", objects, largest)
 
 	vs := variants()
-	results := map[string][]sample{}
-	bar := newBar(*rounds * len(vs))
-	for round := 0; round < *rounds; round++ {
-		for i := range vs {
-			v := vs[(i+round)%len(vs)] // rotate the order every round
-			s, err := r.measure(v)
-			if err != nil {
-				return err
-			}
-			if !v.kept && s.objectsSeen != objects {
-				return fmt.Errorf("%s left %d loose objects, want %d", v.name, s.objectsSeen, objects)
-			}
-			results[v.name] = append(results[v.name], s)
-			bar.Add(1)
-		}
+	results, err := rotate(r, vs, *rounds, objects, false)
+	if err != nil {
+		return err
 	}
-	bar.Finish()
 	sys, err := syscallsPerObject(r, objects)
 	if err != nil {
 		return err

@@ -92,24 +92,10 @@ func realHistory(r *runner, c realConfig) error {
 
 	r.packPath = mainPack
 	vs := realVariants()
-	res := map[string][]sample{}
-	bar := newBar(c.rounds * len(vs))
-	for round := 0; round < c.rounds; round++ {
-		for i := range vs {
-			v := vs[(i+round)%len(vs)]
-			s, err := r.measure(v)
-			os.RemoveAll(r.last)
-			if err != nil {
-				return err
-			}
-			if !v.kept && s.objectsSeen != objects {
-				return fmt.Errorf("%s left %d loose objects, want %d", v.name, s.objectsSeen, objects)
-			}
-			res[v.name] = append(res[v.name], s)
-			bar.Add(1)
-		}
+	res, err := rotate(r, vs, c.rounds, objects, true)
+	if err != nil {
+		return err
 	}
-	bar.Finish()
 	st := map[string]stats{}
 	for _, v := range vs {
 		st[v.name] = summarize(res[v.name])

@@ -213,3 +213,31 @@ func (r *runner) cleanup() {
 		}
 	}
 }
+
+// rotate runs every variant once a round, the order rotated every round,
+// and checks that each explode left all the objects; with removeEach, a
+// run's repository is removed right after it (real histories are too big to
+// keep every run until the end).
+func rotate(r *runner, vs []variant, rounds, objects int, removeEach bool) (map[string][]sample, error) {
+	res := map[string][]sample{}
+	bar := newBar(rounds * len(vs))
+	for round := 0; round < rounds; round++ {
+		for i := range vs {
+			v := vs[(i+round)%len(vs)]
+			s, err := r.measure(v)
+			if removeEach {
+				os.RemoveAll(r.last)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !v.kept && s.objectsSeen != objects {
+				return nil, fmt.Errorf("%s left %d loose objects, want %d", v.name, s.objectsSeen, objects)
+			}
+			res[v.name] = append(res[v.name], s)
+			bar.Add(1)
+		}
+	}
+	bar.Finish()
+	return res, nil
+}
