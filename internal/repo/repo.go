@@ -60,7 +60,20 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 // Discover finds the repository of the current directory (or of GIT_DIR)
 // and reads its configuration.
 func Discover(ctx context.Context) (*Repo, error) {
+	// git config finds the same repository as git rev-parse (same
+	// directory, same environment): the two run at once, which saves a
+	// process's start on every invocation.
+	type loaded struct {
+		cfg Config
+		err error
+	}
+	cfgc := make(chan loaded, 1)
+	go func() {
+		cfg, err := Load(ctx, "")
+		cfgc <- loaded{cfg, err}
+	}()
 	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format")
+	cl := <-cfgc
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +88,10 @@ func Discover(ctx context.Context) (*Repo, error) {
 	if r.Format, err = object.ParseFormat(lines[2]); err != nil {
 		return nil, err
 	}
-	if r.Config, err = Load(ctx, r.GitDir); err != nil {
-		return nil, err
+	if cl.err != nil {
+		return nil, cl.err
 	}
+	r.Config = cl.cfg
 	return r, nil
 }
 
