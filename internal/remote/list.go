@@ -144,75 +144,55 @@ func (h *helper) funnyRef(name string) {
 	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", maskName(name), h.url)
 }
 
-// writeRefs lists an advertisement as git expects from a helper: HEAD
-// first ("@<target> HEAD" when the upstream names its target), then every
-// ref by name, each annotated tag followed by "<peeled> <tag>^{}". A name
-// that is not a valid ref name (validRef) is never written: funny is told
-// of it instead, and a symref to such a name is dropped, as git drops it.
+// writeRefs lists an advertisement held in maps (go-git's sessions, and
+// receive-pack's) through a listWriter, sorted by name: HEAD first when
+// head is set, then every ref, each annotated tag followed by "<peeled>
+// <tag>^{}".
 func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)) {
-	if head {
-		done := false
-		for _, v := range ar.Capabilities.Get(capability.SymRef) {
-			from, to, ok := strings.Cut(v, ":")
-			if !ok || from != "HEAD" || done {
-				continue
-			}
-			if !validRef(to) {
-				funny(to)
-				continue
-			}
-			fmt.Fprintf(w, "@%s HEAD\n", to)
-			done = true
-		}
-		if !done && ar.Head != nil {
-			fmt.Fprintf(w, "%s HEAD\n", ar.Head)
-		}
+	l := &listWriter{w: w, funny: funny, noHead: !head}
+	if head && ar.Head != nil {
+		l.ref(ar, []byte("HEAD"), *ar.Head)
 	}
 	names := make([]string, 0, len(ar.References))
 	for name := range ar.References {
-		if name == "HEAD" {
-			continue
+		if name != "HEAD" {
+			names = append(names, name)
 		}
-		if !validRef(name) {
-			funny(name)
-			continue
-		}
-		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		id := ar.References[name]
-		w.WriteString(id.String())
-		w.WriteByte(' ')
-		w.WriteString(name)
-		w.WriteByte('\n')
+		l.ref(ar, []byte(name), ar.References[name])
 		if p, ok := ar.Peeled[name]; ok {
-			w.WriteString(p.String())
-			w.WriteByte(' ')
-			w.WriteString(name)
-			w.WriteString("^{}\n")
+			l.ref(ar, []byte(name+"^{}"), p)
 		}
+	}
+	if head && !l.started {
+		l.ref(ar, nil, plumbing.ZeroHash) // an upstream with HEAD only as a symref
 	}
 }
 
 // listWriter writes refs to git as the advertisement is read: HEAD first,
 // as "@<target> HEAD" when the upstream names a valid target, then each
 // valid ref and peeled tag; a name that is not valid (validRef) is never
-// written, funny is told of it instead.
+// written, funny is told of it instead, and a symref to such a name is
+// dropped, as git drops it.
 type listWriter struct {
 	w       *bufio.Writer
 	url     string
 	funny   func(string)
+	noHead  bool // list for-push: no HEAD line
 	started bool
 	head    bool // HEAD was written
 }
 
+// ref writes one advertised ref; a nil name only starts the list.
 func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error {
 	if !l.started {
 		l.started = true
 		if err := checkFormat(ar, l.url); err != nil {
 			return err
 		}
+		l.head = l.noHead
 		for _, v := range ar.Capabilities.Get(capability.SymRef) {
 			from, to, ok := strings.Cut(v, ":")
 			if !ok || from != "HEAD" || l.head {
@@ -225,6 +205,9 @@ func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error
 			fmt.Fprintf(l.w, "@%s HEAD\n", to)
 			l.head = true
 		}
+	}
+	if name == nil {
+		return nil
 	}
 	if string(name) == "HEAD" {
 		if !l.head {
