@@ -67,7 +67,11 @@ func (h *helper) repository() (*repo.Repo, error) {
 	if h.local != nil {
 		return h.local, nil
 	}
-	r, err := repo.Discover(h.ctx)
+	cfg, err := h.config()
+	if err != nil {
+		return nil, err
+	}
+	r, err := repo.DiscoverWith(h.ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

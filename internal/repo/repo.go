@@ -72,8 +72,33 @@ func Discover(ctx context.Context) (*Repo, error) {
 		cfg, err := Load(ctx, "")
 		cfgc <- loaded{cfg, err}
 	}()
-	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format")
+	r, err := find(ctx)
 	cl := <-cfgc
+	if err != nil {
+		return nil, err
+	}
+	if cl.err != nil {
+		return nil, cl.err
+	}
+	r.Config = cl.cfg
+	return r, nil
+}
+
+// DiscoverWith is Discover for a caller that has read the configuration
+// already, with Load(ctx, "") in the same directory and environment.
+func DiscoverWith(ctx context.Context, cfg Config) (*Repo, error) {
+	r, err := find(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.Config = cfg
+	return r, nil
+}
+
+// find asks git rev-parse where the repository and its objects are and
+// which object format it uses.
+func find(ctx context.Context) (*Repo, error) {
+	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format")
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +113,6 @@ func Discover(ctx context.Context) (*Repo, error) {
 	if r.Format, err = object.ParseFormat(lines[2]); err != nil {
 		return nil, err
 	}
-	if cl.err != nil {
-		return nil, cl.err
-	}
-	r.Config = cl.cfg
 	return r, nil
 }
 
