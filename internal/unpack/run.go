@@ -47,9 +47,9 @@ type unpacker struct {
 	dest  dest
 	tx    *batch.Transaction
 	fmt   object.Format
-	cache *cache
-	held  *held      // Strict, loose: objects kept back until checked
-	check *packCheck // Strict, kept pack: objects checked as they come
+	cache *pack.ObjectCache[object.ID] // delta bases by id
+	held  *held                        // Strict, loose: objects kept back until checked
+	check *packCheck                   // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
 	entries  []entry
@@ -97,7 +97,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
-		cache: newCache(opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
+		cache: pack.NewObjectCache[object.ID](opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}

@@ -88,7 +88,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 		id = u.entries[j.base].id
 		u.mu.Unlock()
 	}
-	if typ, data, ok := u.cache.get(id); ok {
+	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil
 	}
 	if u.held != nil {
@@ -100,7 +100,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	if err != nil {
 		return object.Bad, nil, &BaseError{ID: id, Err: err}
 	}
-	u.cache.put(id, typ, data)
+	u.cache.Put(id, typ, data)
 	return typ, data, nil
 }
 
@@ -190,7 +190,7 @@ func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []b
 		u.opts.Object(id, typ, data)
 	}
 	u.done(idx, id, typ)
-	u.cache.put(id, typ, data)
+	u.cache.Put(id, typ, data)
 	return withBase(u.takeWaiting(idx, id), typ, data)
 }
 
