@@ -60,6 +60,15 @@ type File interface {
 	Close() error
 }
 
+// Starter is a File that can start the writeback of its data without
+// waiting for it (Linux sync_file_range with SYNC_FILE_RANGE_WRITE alone).
+// Starting promises nothing: only Writeout says the data reached the
+// device. It lets the device work on a file while its writer goes on, so
+// that the Writeout that Commit waits for finds the work mostly done.
+type Starter interface {
+	StartWriteout() error
+}
+
 // ReadFile is a file opened for reading.
 type ReadFile interface {
 	io.Reader

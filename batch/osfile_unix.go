@@ -54,6 +54,8 @@ func (f *fdFile) Write(p []byte) (int, error) {
 
 func (f *fdFile) Writeout() error { return writeoutFd(f.fd, f.name) }
 
+func (f *fdFile) StartWriteout() error { return startWriteoutFd(f.fd) }
+
 func (f *fdFile) Sync() error {
 	if err := fullSyncFd(f.fd); err != nil {
 		return &os.PathError{Op: "fsync", Path: f.name, Err: err}

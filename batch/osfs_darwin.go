@@ -15,6 +15,10 @@ func writeoutFd(fd int, name string) error {
 	return nil
 }
 
+// startWriteoutFd does nothing: macOS has no call that starts writeback
+// without waiting for it.
+func startWriteoutFd(fd int) error { return nil }
+
 // fullSyncFd is F_FULLFSYNC, falling back to fsync where the filesystem
 // does not support it (as os.File.Sync does).
 func fullSyncFd(fd int) error {

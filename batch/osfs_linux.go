@@ -26,6 +26,16 @@ func writeoutFd(fd int, name string) error {
 	return nil
 }
 
+// startWriteoutFd starts the writeback of the whole file and returns
+// without waiting for it (sync_file_range with SYNC_FILE_RANGE_WRITE).
+func startWriteoutFd(fd int) error {
+	err := unix.SyncFileRange(fd, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+	for err == unix.EINTR {
+		err = unix.SyncFileRange(fd, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+	}
+	return err
+}
+
 // fullSyncFd is fsync.
 func fullSyncFd(fd int) error {
 	err := unix.Fsync(fd)

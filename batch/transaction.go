@@ -37,6 +37,20 @@ func (tx *Transaction) Mkdir(name string, perm fs.FileMode) error {
 	return nil
 }
 
+// Written tells the transaction that all of f's data is written. Where
+// Commit will give f a writeout (the batch and writeout-only paths) and f
+// is a Starter, the writeback starts now, so that waiting for it overlaps
+// with whatever the caller does before Commit. It is advice: an error is
+// left for Commit's writeout to report.
+func (tx *Transaction) Written(f File) {
+	switch tx.p.currentPath() {
+	case PathBatch, PathWriteoutOnly:
+		if s, ok := f.(Starter); ok {
+			s.StartWriteout()
+		}
+	}
+}
+
 // Commit publishes the written file f under the name final: it syncs f as
 // the path asks (writeout-only for batch), closes it and renames it. On
 // failure the temporary file is removed and final is not touched, so no

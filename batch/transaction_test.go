@@ -215,3 +215,44 @@ func TestParallelLastIsLastRename(t *testing.T) {
 		t.Errorf("%d flushes, stats %+v", flushes, p.Stats())
 	}
 }
+
+// startingFile counts the writeouts started on it.
+type startingFile struct {
+	batch.File
+	started *int
+}
+
+func (f startingFile) StartWriteout() error { *f.started++; return nil }
+
+// TestWrittenStartsWriteout checks that Written starts the writeback only
+// where Commit will wait for a writeout, and that a start does not count as
+// one: the counter and the events still show one writeout per object.
+func TestWrittenStartsWriteout(t *testing.T) {
+	for _, tc := range []struct {
+		method batch.Method
+		starts int
+	}{
+		{batch.Batch, 1}, {batch.WriteoutOnly, 1}, {batch.Fsync, 0}, {batch.None, 0},
+	} {
+		m := memfstest.New("/o")
+		p := batch.New(m, "/o", batch.Options{Method: tc.method, Force: true})
+		tx := p.Begin()
+		f, _ := m.Create("/o/tmp", 0o444)
+		f.Write([]byte("data"))
+		started := 0
+		sf := startingFile{f, &started}
+		tx.Written(sf)
+		if err := tx.Commit(sf, "/o/final"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.End(); err != nil {
+			t.Fatal(err)
+		}
+		if started != tc.starts {
+			t.Errorf("%v: %d writeouts started, want %d", tc.method, started, tc.starts)
+		}
+		if tc.starts == 1 && p.Stats().WriteoutOnly != 1 {
+			t.Errorf("%v: stats %+v, want one writeout", tc.method, p.Stats())
+		}
+	}
+}

@@ -63,8 +63,9 @@ type Written struct {
 }
 
 // Prepare writes the object id to a temporary file in its fan-out
-// directory; Publish (possibly on another goroutine) makes it an object.
-// Until then it is not in the store.
+// directory and tells tx it is written (which starts its writeout where
+// the transaction will wait for one); Publish (possibly on another
+// goroutine) makes it an object. Until then it is not in the store.
 func (s *Store) Prepare(tx *batch.Transaction, id object.ID, t object.Type, data []byte) (*Written, error) {
 	dir := s.shardDir(s.dir, id)
 	if err := s.ensureShard(tx, id); err != nil {
@@ -79,6 +80,7 @@ func (s *Store) Prepare(tx *batch.Transaction, id object.ID, t object.Type, data
 		s.fs.Remove(f.Name())
 		return nil, err
 	}
+	tx.Written(f)
 	return &Written{f: f, id: id}, nil
 }
 
