@@ -78,9 +78,11 @@ func (t *targets) tiny(ours, git []float64, traced []sample) {
 }
 
 // scaling checks the curve.
-func (t *targets) scaling(none, batch float64) {
+func (t *targets) scaling(none, batch, noneMiB, batchMiB float64) {
 	t.check("time per object, largest pack ≤ 1.2× smallest (none)", none <= 1.2, fmt.Sprintf("%.2f×", none))
 	t.check("time per object, largest pack ≤ 1.2× smallest (batch)", batch <= 1.2, fmt.Sprintf("%.2f×", batch))
+	t.check("time per MiB of contents, largest pack ≤ 1.2× smallest (none)", noneMiB <= 1.2, fmt.Sprintf("%.2f×", noneMiB))
+	t.check("time per MiB of contents, largest pack ≤ 1.2× smallest (batch)", batchMiB <= 1.2, fmt.Sprintf("%.2f×", batchMiB))
 }
 
 func (t *targets) print(w io.Writer) {
