@@ -1,0 +1,113 @@
+package repo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestFromEnvMatchesRevParse checks the answer worked out for an explicit
+// GIT_DIR against git rev-parse's in the same directory and environment,
+// and that the layouts it must leave to git (gitfile, linked worktree,
+// an object format set by configuration) are left to it.
+func TestFromEnvMatchesRevParse(t *testing.T) {
+	env := gittest.Env(t)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
+			t.Setenv(k, v)
+		}
+	}
+	bare := gittest.Init(t, env, true, "")
+	work := gittest.Init(t, env, false, "")
+	sha256 := gittest.Init(t, env, true, "sha256")
+	gittest.Git(t, env, work, "commit", "-q", "--allow-empty", "-m", "c")
+	linked := filepath.Join(t.TempDir(), "wt")
+	gittest.Git(t, env, work, "worktree", "add", "-q", linked)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(bare, link); err != nil {
+		t.Fatal(err)
+	}
+	parent := filepath.Dir(bare)
+	altObjects := filepath.Join(t.TempDir(), "objs")
+	os.Mkdir(altObjects, 0o755)
+
+	tests := []struct {
+		name, cwd, gitDir, objects string
+		fast                       bool
+	}{
+		{"dot", bare, ".", "", true},
+		{"absolute", parent, bare, "", true},
+		{"relative", bare, "../" + filepath.Base(bare), "", true},
+		{"symlink", parent, link, "", true},
+		{"object directory", bare, ".", altObjects, true},
+		{"relative object directory", bare, ".", "objects/../objects", true},
+		{"work tree's .git", work, ".git", "", true},
+		{"gitfile", linked, ".git", "", false},
+		{"linked worktree's dir", work, ".git/worktrees/wt", "", false},
+		{"sha256", sha256, ".", "", false},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(tt.cwd)
+			t.Setenv("GIT_DIR", tt.gitDir)
+			if tt.objects != "" {
+				t.Setenv("GIT_OBJECT_DIRECTORY", tt.objects)
+			}
+			want, err := find(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := Load(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, ok := explicitDir()
+			var got *Repo
+			if ok {
+				got, ok = fromEnv(dir, cfg)
+			}
+			if ok != tt.fast {
+				t.Fatalf("worked out without git: %v, want %v", ok, tt.fast)
+			}
+			if !ok {
+				return
+			}
+			if got.GitDir != want.GitDir || got.ObjectDir != want.ObjectDir || got.Format != want.Format {
+				t.Errorf("got %+v, git rev-parse says %+v", *got, *want)
+			}
+			r, err := Discover(ctx)
+			if err != nil || r.GitDir != want.GitDir || r.ObjectDir != want.ObjectDir {
+				t.Errorf("Discover: %+v, %v", r, err)
+			}
+		})
+	}
+}
+
+// TestExplicitDirNotARepository checks that an explicit GIT_DIR that is
+// not a repository fails with git's own words.
+func TestExplicitDirNotARepository(t *testing.T) {
+	for name, head := range map[string]string{"empty": "", "bad HEAD": "garbage\n", "no refs": "ref: refs/heads/main\n"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if head != "" {
+				os.Mkdir(filepath.Join(dir, "objects"), 0o755)
+				os.WriteFile(filepath.Join(dir, "HEAD"), []byte(head), 0o644)
+				if name != "no refs" {
+					os.Mkdir(filepath.Join(dir, "refs"), 0o755)
+				}
+			}
+			t.Setenv("GIT_DIR", dir)
+			_, err := Discover(context.Background())
+			_, want := find(context.Background())
+			if err == nil || want == nil || err.Error() != want.Error() || !strings.Contains(err.Error(), "not a git repository") {
+				t.Fatalf("err %v, git rev-parse: %v", err, want)
+			}
+		})
+	}
+}
