@@ -80,15 +80,7 @@ func (u *unpacker) checkPack() error {
 	var bad []object.ID
 	why := map[object.ID]string{}
 	for id, want := range c.links {
-		var got object.Type
-		u.mu.Lock()
-		k, ok := u.ids[id]
-		if ok && u.entries[k].done {
-			got = u.entries[k].typ
-		} else {
-			ok = false
-		}
-		u.mu.Unlock()
+		_, got, ok := u.located(id)
 		switch {
 		case ok:
 		case want == object.Blob:

@@ -25,35 +25,53 @@ type Keep struct {
 	Compression int
 }
 
+// keptEntries is what a kept pack asks about its entries of the unpacker,
+// which owns the table of entries (and its lock).
+type keptEntries interface {
+	// located returns the offset and type of the entry holding id, once
+	// that entry is resolved.
+	located(id object.ID) (off int64, typ object.Type, ok bool)
+	// offsetOf returns where entry idx starts.
+	offsetOf(idx int32) int64
+	// indexEntries returns every entry as the index lists it.
+	indexEntries() []pack.IndexEntry
+	// thinBases returns the REF_DELTA bases taken from the store that the
+	// pack does not hold: what completing it appends.
+	thinBases() []object.ID
+}
+
 // packDest keeps the stream itself in objects/pack/tmp_pack_*: the Reader's
 // Tee writes it, workers only compute ids, and bases that fell out of the
 // cache are read back from the file.
 type packDest struct {
-	u     *unpacker
-	store *loose.Store
-	file  batch.File     // the temporary pack, written
-	in    batch.ReadFile // the same file, read
-	rd    *pack.File
+	entries keptEntries
+	store   *loose.Store
+	tx      *batch.Transaction
+	fmt     object.Format
+	file    batch.File     // the temporary pack, written
+	in      batch.ReadFile // the same file, read
+	rd      *pack.File
 
 	mu  sync.Mutex // guards buf against readers flushing it
 	buf *bufio.Writer
 	err error // first write error
 }
 
-func newPackDest(u *unpacker) (*packDest, error) {
-	f, err := u.store.CreatePackTemp(u.tx, "pack")
+func newPackDest(store *loose.Store, tx *batch.Transaction, entries keptEntries) (*packDest, error) {
+	f, err := store.CreatePackTemp(tx, "pack")
 	if err != nil {
 		return nil, err
 	}
-	in, err := u.store.FS().Open(f.Name())
+	in, err := store.FS().Open(f.Name())
 	if err != nil {
 		f.Close()
-		u.store.FS().Remove(f.Name())
+		store.FS().Remove(f.Name())
 		return nil, err
 	}
-	d := &packDest{u: u, store: u.store, file: f, in: in, buf: bufio.NewWriterSize(f, 1<<20)}
-	d.rd = pack.NewFile(d, d, u.fmt)
-	d.rd.External = u.store.Read
+	d := &packDest{entries: entries, store: store, tx: tx, fmt: store.Format(), file: f, in: in,
+		buf: bufio.NewWriterSize(f, 1<<20)}
+	d.rd = pack.NewFile(d, d, d.fmt)
+	d.rd.External = store.Read
 	return d, nil
 }
 
@@ -85,13 +103,8 @@ func (d *packDest) ReadAt(p []byte, off int64) (int, error) {
 
 // FindOffset locates an entry of the pack by id.
 func (d *packDest) FindOffset(id object.ID) (int64, bool) {
-	d.u.mu.Lock()
-	defer d.u.mu.Unlock()
-	k, ok := d.u.ids[id]
-	if !ok || !d.u.entries[k].done {
-		return 0, false
-	}
-	return d.u.entries[k].off, true
+	off, _, ok := d.entries.located(id)
+	return off, ok
 }
 
 func (d *packDest) write(object.ID, object.Type, []byte) (bool, error) { return true, nil }
@@ -105,7 +118,7 @@ func (d *packDest) read(id object.ID) (object.Type, []byte, error) {
 
 // stream only hashes a big blob: its bytes reach the file through the Tee.
 func (d *packDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
-	h := d.u.fmt.NewHasher()
+	h := d.fmt.NewHasher()
 	h.Begin(object.Blob, size)
 	n, err := io.Copy(h, r)
 	if err != nil {

@@ -23,20 +23,11 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 		d.discard()
 		return nil, "", err
 	}
-	u := d.u
-	entries := make([]pack.IndexEntry, 0, len(u.entries))
-	for _, e := range u.entries {
-		entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
-	}
-	var thin []object.ID
-	for id := range u.external {
-		if _, ok := u.ids[id]; !ok {
-			thin = append(thin, id)
-		}
-	}
+	entries := d.entries.indexEntries()
+	thin := d.entries.thinBases()
 	var file batch.File
 	if len(thin) == 0 {
-		file, sum = d.file, make([]byte, u.fmt.Size())
+		file, sum = d.file, make([]byte, d.fmt.Size())
 		_, err = d.in.ReadAt(sum, size-int64(len(sum)))
 		d.in.Close()
 		if err != nil {
@@ -62,10 +53,10 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 	}
 	pack.SortIndexEntries(entries)
 	var idx, rev bytes.Buffer
-	if _, err := pack.WriteIndex(&idx, entries, sum, u.fmt); err != nil {
+	if _, err := pack.WriteIndex(&idx, entries, sum, d.fmt); err != nil {
 		return abort(err)
 	}
-	if err := pack.WriteReverseIndex(&rev, entries, sum, u.fmt); err != nil {
+	if err := pack.WriteReverseIndex(&rev, entries, sum, d.fmt); err != nil {
 		return abort(err)
 	}
 	contents := map[string][]byte{"idx": idx.Bytes(), "rev": rev.Bytes()}
@@ -76,7 +67,7 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 		}
 	}
 	for ext, data := range contents {
-		f, err := d.store.CreatePackTemp(u.tx, ext)
+		f, err := d.store.CreatePackTemp(d.tx, ext)
 		if err != nil {
 			return abort(err)
 		}
@@ -85,7 +76,7 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 			return abort(err)
 		}
 	}
-	existed, err := d.store.PublishPack(u.tx, sum, files)
+	existed, err := d.store.PublishPack(d.tx, sum, files)
 	if err != nil {
 		return nil, "", err
 	}
@@ -99,11 +90,11 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 // the missing bases of its REF_DELTAs, read from the store (pack.Complete,
 // git index-pack --fix-thin).
 func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.File, []byte, []pack.IndexEntry, error) {
-	f, err := d.store.CreatePackTemp(d.u.tx, "pack")
+	f, err := d.store.CreatePackTemp(d.tx, "pack")
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sum, added, err := pack.Complete(f, d.in, size, d.u.fmt, bases, func(id object.ID) (pack.Base, error) {
+	sum, added, err := pack.Complete(f, d.in, size, d.fmt, bases, func(id object.ID) (pack.Base, error) {
 		typ, data, err := d.store.Read(id)
 		if err != nil {
 			return pack.Base{}, &BaseError{ID: id, Err: err}

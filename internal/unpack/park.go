@@ -96,9 +96,7 @@ func (u *unpacker) unresolvedErr(n int) error {
 // delta reads back the delta of job j from the kept pack.
 func (d *packDest) delta(j *job) ([]byte, error) {
 	idx := j.idx
-	d.u.mu.Lock()
-	off := d.u.entries[idx].off
-	d.u.mu.Unlock()
+	off := d.entries.offsetOf(idx)
 	e, data, err := d.rd.EntryAt(off)
 	if err != nil {
 		return nil, err

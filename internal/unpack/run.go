@@ -109,7 +109,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		u.reread = u.spill.reread
 	} else {
 		var err error
-		if pd, err = newPackDest(u); err != nil {
+		if pd, err = newPackDest(store, u.tx, u); err != nil {
 			return Result{}, errors.Join(err, u.tx.End())
 		}
 		u.dest, ropts.CRC32, u.reread = pd, true, pd.delta

@@ -1,0 +1,54 @@
+package unpack
+
+import (
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// The unpacker owns the table of entries; these are the questions others
+// (a kept pack, the checks of a whole pack) may ask of it, each under its
+// lock.
+
+// located returns the offset and type of the entry holding id, once that
+// entry is resolved.
+func (u *unpacker) located(id object.ID) (off int64, typ object.Type, ok bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	k, ok := u.ids[id]
+	if !ok || !u.entries[k].done {
+		return 0, 0, false
+	}
+	return u.entries[k].off, u.entries[k].typ, true
+}
+
+// offsetOf returns where entry idx starts in the pack.
+func (u *unpacker) offsetOf(idx int32) int64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.entries[idx].off
+}
+
+// indexEntries returns every entry as a pack index lists it.
+func (u *unpacker) indexEntries() []pack.IndexEntry {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	entries := make([]pack.IndexEntry, 0, len(u.entries))
+	for _, e := range u.entries {
+		entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
+	}
+	return entries
+}
+
+// thinBases returns the REF_DELTA bases taken from the store that the pack
+// does not hold.
+func (u *unpacker) thinBases() []object.ID {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var thin []object.ID
+	for id := range u.external {
+		if _, ok := u.ids[id]; !ok {
+			thin = append(thin, id)
+		}
+	}
+	return thin
+}
