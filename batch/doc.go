@@ -13,7 +13,10 @@
 // it, and the journal commit is preceded by a device cache flush, so every
 // object written out before its rename is durable under its final name. A
 // crash at any point leaves no final name holding an incomplete object,
-// because no name is created before its data was written out.
+// because no name is created before its data was written out. The
+// writeback of each file is started as soon as it is written
+// (Transaction.Written, Starter), so that the writeout waited for before
+// the rename has mostly happened while the caller went on.
 //
 // Which write is last is only known at the end — a parallel pipeline
 // finishes writes in any order — so the batch assigns the flags itself:
