@@ -203,6 +203,7 @@ func (s *Store) WriteStream(tx *batch.Transaction, t object.Type, size int64, r 
 		}
 	}
 	if err == nil {
+		tx.Written(f)
 		err = s.ensureShard(tx, id)
 	}
 	if err != nil {

@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,16 +10,22 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// explicitDir returns $GIT_DIR when it names a repository's own directory:
-// set, a directory (not a gitfile), not a linked worktree (no commondir,
-// no GIT_COMMON_DIR). That is how git starts the commands it runs — it
-// exports GIT_DIR to every child, receive-pack's unpack-objects and fetch's
-// remote helper among them — and where rev-parse's answer can be worked out
-// without running it (fromEnv).
+// explicitDir returns $GIT_DIR when it names a repository's own directory
+// in the plainest way: set, a directory (not a gitfile), not a linked
+// worktree (no commondir, no GIT_COMMON_DIR), no work tree named
+// (GIT_WORK_TREE), no ".." to resolve. That is how git starts the commands
+// it runs — it exports GIT_DIR to every child, receive-pack's
+// unpack-objects and fetch's remote helper among them — and where
+// rev-parse's answer can be worked out without running it (fromEnv).
 func explicitDir() (string, bool) {
-	dir := os.Getenv("GIT_DIR")
-	if dir == "" || os.Getenv("GIT_COMMON_DIR") != "" {
+	dir, ok := os.LookupEnv("GIT_DIR")
+	if !ok || dir == "" || hasDotDot(dir) {
 		return "", false
+	}
+	for _, k := range []string{"GIT_COMMON_DIR", "GIT_WORK_TREE"} {
+		if _, set := os.LookupEnv(k); set {
+			return "", false
+		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return "", false
@@ -28,46 +36,103 @@ func explicitDir() (string, bool) {
 	return dir, true
 }
 
+// hasDotDot reports whether path has a ".." element, which git resolves
+// after the symlinks before it and filepath.Clean before them.
+func hasDotDot(path string) bool {
+	for _, el := range strings.Split(filepath.ToSlash(path), "/") {
+		if el == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // fromEnv is what `git rev-parse --absolute-git-dir --git-path objects
 // --show-object-format` prints for the explicit directory dir whose
 // configuration is cfg. It declines (false) wherever git might answer
-// otherwise or refuse: a repository format other than 0 or any extension
-// (an object format among them), and a directory that does not look like a
-// repository the way git checks it (isRepo) — git rev-parse then runs and
-// says what git says.
+// otherwise or refuse — a repository whose own config file does not say
+// plainly "format 0, no extensions" (formatZero), a core.worktree, a
+// relative or empty GIT_OBJECT_DIRECTORY, a directory that does not look
+// like a repository the way git checks it (isRepo) — and git rev-parse
+// then runs and says what git says.
 func fromEnv(dir string, cfg Config) (*Repo, bool) {
-	for _, e := range cfg {
-		if strings.HasPrefix(e.Key, "extensions.") {
-			return nil, false
-		}
-	}
-	if v, ok := cfg.Get("core.repositoryformatversion"); ok && strings.TrimSpace(v.Value) != "0" {
+	if _, ok := cfg.Get("core.worktree"); ok || !formatZero(dir) {
 		return nil, false
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, false
 	}
-	real, err := filepath.EvalSymlinks(abs) // --absolute-git-dir is canonical
+	gitDir, err := filepath.EvalSymlinks(abs) // --absolute-git-dir is canonical
 	if err != nil {
 		return nil, false
 	}
-	objects := filepath.Join(dir, "objects")
-	if env := os.Getenv("GIT_OBJECT_DIRECTORY"); env != "" {
-		objects = env
+	objects := filepath.Join(abs, "objects")
+	if env, set := os.LookupEnv("GIT_OBJECT_DIRECTORY"); set {
+		if !filepath.IsAbs(env) || hasDotDot(env) {
+			return nil, false
+		}
+		objects = filepath.Clean(env)
 	}
-	if objects, err = filepath.Abs(objects); err != nil || !isRepo(dir, objects) {
+	if !isRepo(dir, objects) {
 		return nil, false
 	}
-	return &Repo{GitDir: real, ObjectDir: objects, Format: object.SHA1}, true
+	return &Repo{GitDir: gitDir, ObjectDir: objects, Format: object.SHA1}, true
 }
 
-// isRepo is git's is_git_directory, strict: an objects directory, a refs
-// directory and a HEAD file holding a symbolic ref under refs/ or an
-// object id. (A symlinked HEAD, which git also accepts, is left to git.)
+// formatZero reads dir/config the way git reads a repository's format —
+// that file alone, no includes — and reports whether it plainly says
+// core.repositoryformatversion = 0 and has no extensions section. git
+// leaves a repository's own configuration out of `git config --list` when
+// it refuses its format, so the configuration already read cannot say so.
+// Anything this simple reading does not follow declines.
+func formatZero(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "config"))
+	if err != nil || len(b) > 1<<20 {
+		return false
+	}
+	section, zero := "", false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+			continue
+		case line[0] == '[':
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return false
+			}
+			name, _, _ := strings.Cut(line[1:end], " ")
+			name, _, _ = strings.Cut(name, ".")
+			section = strings.ToLower(strings.TrimSpace(name))
+			if section == "extensions" {
+				return false
+			}
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
+				return false // a key on the header's line
+			}
+		case section == "core":
+			key, value, _ := strings.Cut(line, "=")
+			if strings.EqualFold(strings.TrimSpace(key), "repositoryformatversion") {
+				zero = strings.TrimSpace(value) == "0"
+				if !zero {
+					return false
+				}
+			}
+		}
+	}
+	return zero && sc.Err() == nil
+}
+
+// isRepo is git's is_git_directory, strict: an objects directory and a
+// refs directory it can enter, and a HEAD file holding a symbolic ref under
+// refs/ or an object id. (A symlinked HEAD, which git also accepts, is left
+// to git.)
 func isRepo(dir, objects string) bool {
 	for _, d := range []string{objects, filepath.Join(dir, "refs")} {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		// Resolving "d/." needs search permission on d: git's access(X_OK).
+		if fi, err := os.Stat(d + string(filepath.Separator) + "."); err != nil || !fi.IsDir() {
 			return false
 		}
 	}

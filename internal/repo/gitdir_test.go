@@ -42,10 +42,12 @@ func TestFromEnvMatchesRevParse(t *testing.T) {
 	}{
 		{"dot", bare, ".", "", true},
 		{"absolute", parent, bare, "", true},
-		{"relative", bare, "../" + filepath.Base(bare), "", true},
+		{"relative", bare, "../" + filepath.Base(bare), "", false},
+		{"relative down", parent, filepath.Base(bare), "", true},
+		{"trailing slash", parent, bare + "/", "", true},
 		{"symlink", parent, link, "", true},
 		{"object directory", bare, ".", altObjects, true},
-		{"relative object directory", bare, ".", "objects/../objects", true},
+		{"relative object directory", bare, ".", "objects", false},
 		{"work tree's .git", work, ".git", "", true},
 		{"gitfile", linked, ".git", "", false},
 		{"linked worktree's dir", work, ".git/worktrees/wt", "", false},
@@ -107,6 +109,79 @@ func TestExplicitDirNotARepository(t *testing.T) {
 			_, want := find(context.Background())
 			if err == nil || want == nil || err.Error() != want.Error() || !strings.Contains(err.Error(), "not a git repository") {
 				t.Fatalf("err %v, git rev-parse: %v", err, want)
+			}
+		})
+	}
+}
+
+// TestExplicitDirRefusedFormat checks repositories whose format git
+// refuses — and whose own configuration it then leaves out of `git config
+// --list` — are left to git rev-parse and fail with its words.
+func TestExplicitDirRefusedFormat(t *testing.T) {
+	env := gittest.Env(t)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
+			t.Setenv(k, v)
+		}
+	}
+	for name, settings := range map[string][][2]string{
+		"unknown extension": {{"core.repositoryformatversion", "1"}, {"extensions.refStorage", "reftable"}},
+		"version 5":         {{"core.repositoryformatversion", "5"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := gittest.Init(t, env, true, "")
+			for _, kv := range settings {
+				gittest.Git(t, env, dir, "config", kv[0], kv[1])
+			}
+			t.Chdir(dir)
+			t.Setenv("GIT_DIR", ".")
+			if d, ok := explicitDir(); ok && formatZero(d) {
+				t.Fatal("the format was taken as 0")
+			}
+			_, err := Discover(context.Background())
+			_, want := find(context.Background())
+			if err == nil || want == nil || err.Error() != want.Error() {
+				t.Fatalf("err %v, git rev-parse: %v", err, want)
+			}
+		})
+	}
+}
+
+// TestFormatZero checks the plain reading of a repository's config file.
+func TestFormatZero(t *testing.T) {
+	for text, want := range map[string]bool{
+		"[core]\n\trepositoryformatversion = 0\n\tbare = true\n":                       true,
+		"[Core]\n\tRepositoryFormatVersion=0\n":                                        true,
+		"[core]\n\tbare = true\n":                                                      false,
+		"[core]\n\trepositoryformatversion = 1\n":                                      false,
+		"[core]\n\trepositoryformatversion = 0\n[extensions]\n\tobjectformat = sha1\n": false,
+		"[core]\n\trepositoryformatversion = 0\n[extensions \"x\"]\n":                  false,
+		"[core] repositoryformatversion = 1\n":                                         false,
+		"[core]\n\trepositoryformatversion = 0 # said twice\n":                         false,
+		"[remote \"origin\"]\n\trepositoryformatversion = 0\n":                         false,
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "config"), []byte(text), 0o644)
+		if got := formatZero(dir); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestExplicitDirDeclines checks the environments left to git rev-parse.
+func TestExplicitDirDeclines(t *testing.T) {
+	env := gittest.Env(t)
+	dir := gittest.Init(t, env, true, "")
+	t.Chdir(dir)
+	for _, kv := range [][2]string{{"GIT_WORK_TREE", dir}, {"GIT_COMMON_DIR", dir}, {"GIT_OBJECT_DIRECTORY", ""}, {"GIT_OBJECT_DIRECTORY", "objects"}} {
+		t.Run(kv[0]+"="+kv[1], func(t *testing.T) {
+			t.Setenv("GIT_DIR", ".")
+			t.Setenv(kv[0], kv[1])
+			if d, ok := explicitDir(); ok {
+				if _, ok := fromEnv(d, Config{}); ok {
+					t.Error("worked out without git")
+				}
 			}
 		})
 	}

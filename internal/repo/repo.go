@@ -3,7 +3,10 @@
 // (GIT_DIR, gitfiles, safe.directory), every config file, includes and
 // `git -c` (GIT_CONFIG_PARAMETERS) behave exactly as for git itself — and
 // turns the settings this project honours into typed values with git's
-// semantics and git's error messages.
+// semantics and git's error messages. The one question answered without
+// git is where the repository and its objects are when git itself named
+// them in GIT_DIR, in the plainest layout (gitdir.go); anything else is
+// asked of git rev-parse.
 package repo
 
 import (
@@ -63,6 +66,9 @@ func Discover(ctx context.Context) (*Repo, error) {
 	if dir, ok := explicitDir(); ok {
 		cfg, err := Load(ctx, "")
 		if err != nil {
+			if _, ferr := find(ctx); ferr != nil {
+				return nil, ferr // git's complaint about the repository comes first
+			}
 			return nil, err
 		}
 		return discoverIn(ctx, dir, cfg)
