@@ -84,6 +84,7 @@ func floor(args []string) error {
 				if _, err := out.Write(data[:j.size]); err != nil {
 					fail(err)
 				}
+				tx.Written(out) // the same system calls as the store's
 				if err := tx.Commit(out, filepath.Join(*dir, j.name)); err != nil {
 					fail(err)
 				}
