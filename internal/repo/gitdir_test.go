@@ -15,13 +15,7 @@ import (
 // and that the layouts it must leave to git (gitfile, linked worktree,
 // an object format set by configuration) are left to it.
 func TestFromEnvMatchesRevParse(t *testing.T) {
-	env := gittest.Env(t)
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
-			t.Setenv(k, v)
-		}
-	}
+	env := sealed(t)
 	bare := gittest.Init(t, env, true, "")
 	work := gittest.Init(t, env, false, "")
 	sha256 := gittest.Init(t, env, true, "sha256")
@@ -118,13 +112,7 @@ func TestExplicitDirNotARepository(t *testing.T) {
 // refuses — and whose own configuration it then leaves out of `git config
 // --list` — are left to git rev-parse and fail with its words.
 func TestExplicitDirRefusedFormat(t *testing.T) {
-	env := gittest.Env(t)
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
-			t.Setenv(k, v)
-		}
-	}
+	env := sealed(t)
 	for name, settings := range map[string][][2]string{
 		"unknown extension": {{"core.repositoryformatversion", "1"}, {"extensions.refStorage", "reftable"}},
 		"version 5":         {{"core.repositoryformatversion", "5"}},
@@ -185,4 +173,17 @@ func TestExplicitDirDeclines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sealed returns gittest's sealed environment and puts its configuration
+// variables into this process's, for the git that the code under test runs.
+func sealed(t *testing.T) []string {
+	env := gittest.Env(t)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
+			t.Setenv(k, v)
+		}
+	}
+	return env
 }

@@ -52,19 +52,13 @@ func TestSettings(t *testing.T) {
 
 func TestLoadThroughGit(t *testing.T) {
 	gittest.Need(t)
-	env := gittest.Env(t)
+	env := sealed(t)
 	dir := gittest.Init(t, env, false, "")
 	gittest.Git(t, env, dir, "config", "core.fsyncMethod", "writeout-only")
 	gittest.Git(t, env, dir, "config", "--add", "remote.o.fetch", "a")
 	gittest.Git(t, env, dir, "config", "--add", "remote.o.fetch", "b")
 	gittest.WriteFile(t, dir, ".git/config", readFile(t, dir+"/.git/config")+"[test]\n\tflag\n")
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.compression'='7'")
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "XDG_CONFIG_HOME" {
-			t.Setenv(k, v)
-		}
-	}
 	c, err := Load(context.Background(), dir+"/.git")
 	if err != nil {
 		t.Fatal(err)
