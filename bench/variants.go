@@ -19,6 +19,7 @@ func variants() []variant {
 		{name: "git fsync", git: true, argv: []string{"git", "unpack-objects", "-q"}, config: cfgFsync},
 		{name: "git index-pack", git: true, argv: []string{"git", "index-pack", "--stdin"}, kept: true},
 		{name: "ours keep", argv: []string{"ours", "-q", "--keep"}, base: "git index-pack", kept: true},
+		{name: "ours none + sync -f", argv: []string{"ours", "-q"}, config: cfgNone, synced: true},
 		{name: "floor batch", argv: []string{"floor", "-method", "batch"}, base: "ours batch"},
 		{name: "floor none", argv: []string{"floor", "-method", "none"}, base: "ours none"},
 		{name: "ours none tmpfs P1", argv: []string{"ours", "-q"}, config: cfgNone, env: []string{"GOMAXPROCS=1"}, tmpfs: true},
