@@ -22,7 +22,8 @@ func explicitDir() (string, bool) {
 	if !ok || dir == "" || hasDotDot(dir) {
 		return "", false
 	}
-	for _, k := range []string{"GIT_COMMON_DIR", "GIT_WORK_TREE"} {
+	// GIT_CONFIG makes git config read another file than the repository's.
+	for _, k := range []string{"GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CONFIG"} {
 		if _, set := os.LookupEnv(k); set {
 			return "", false
 		}
@@ -59,6 +60,15 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 	if _, ok := cfg.Get("core.worktree"); ok || !formatZero(dir) {
 		return nil, false
 	}
+	// What git config read says the same, where it read the file at all.
+	for _, e := range cfg {
+		if strings.HasPrefix(e.Key, "extensions.") {
+			return nil, false
+		}
+	}
+	if v, ok := cfg.Get("core.repositoryformatversion"); ok && v.Value != "0" {
+		return nil, false
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, false
@@ -85,40 +95,46 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 // core.repositoryformatversion = 0 and has no extensions section. git
 // leaves a repository's own configuration out of `git config --list` when
 // it refuses its format, so the configuration already read cannot say so.
-// Anything this simple reading does not follow declines.
+// It reads only the plainest form and declines everything else: a byte
+// order mark, a continued line, a quote outside a section header, a key on
+// a header's line, a [core] that is not exactly that.
 func formatZero(dir string) bool {
 	b, err := os.ReadFile(filepath.Join(dir, "config"))
-	if err != nil || len(b) > 1<<20 {
+	if err != nil || len(b) > 1<<20 || bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
 		return false
 	}
-	section, zero := "", false
+	core, zero := false, false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || line[0] == '#' || line[0] == ';':
+		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
-		case line[0] == '[':
+		}
+		if strings.HasSuffix(line, "\\") {
+			return false // a value continued on the next line
+		}
+		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
-			if end < 0 {
+			if end < 0 || strings.TrimSpace(line[end+1:]) != "" {
+				return false // a key (or anything) on the header's line
+			}
+			name := strings.ToLower(strings.TrimSpace(line[1:end]))
+			if strings.HasPrefix(name, "extensions") {
 				return false
 			}
-			name, _, _ := strings.Cut(line[1:end], " ")
-			name, _, _ = strings.Cut(name, ".")
-			section = strings.ToLower(strings.TrimSpace(name))
-			if section == "extensions" {
+			core = name == "core"
+			continue
+		}
+		if strings.ContainsRune(line, '"') {
+			return false
+		}
+		if !core {
+			continue
+		}
+		key, value, _ := strings.Cut(line, "=")
+		if strings.EqualFold(strings.TrimSpace(key), "repositoryformatversion") {
+			if zero = strings.TrimSpace(value) == "0"; !zero {
 				return false
-			}
-			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
-				return false // a key on the header's line
-			}
-		case section == "core":
-			key, value, _ := strings.Cut(line, "=")
-			if strings.EqualFold(strings.TrimSpace(key), "repositoryformatversion") {
-				zero = strings.TrimSpace(value) == "0"
-				if !zero {
-					return false
-				}
 			}
 		}
 	}

@@ -139,15 +139,21 @@ func TestExplicitDirRefusedFormat(t *testing.T) {
 // TestFormatZero checks the plain reading of a repository's config file.
 func TestFormatZero(t *testing.T) {
 	for text, want := range map[string]bool{
-		"[core]\n\trepositoryformatversion = 0\n\tbare = true\n":                       true,
-		"[Core]\n\tRepositoryFormatVersion=0\n":                                        true,
-		"[core]\n\tbare = true\n":                                                      false,
-		"[core]\n\trepositoryformatversion = 1\n":                                      false,
-		"[core]\n\trepositoryformatversion = 0\n[extensions]\n\tobjectformat = sha1\n": false,
-		"[core]\n\trepositoryformatversion = 0\n[extensions \"x\"]\n":                  false,
-		"[core] repositoryformatversion = 1\n":                                         false,
-		"[core]\n\trepositoryformatversion = 0 # said twice\n":                         false,
-		"[remote \"origin\"]\n\trepositoryformatversion = 0\n":                         false,
+		"[core]\n\trepositoryformatversion = 0\n\tbare = true\n":                                     true,
+		"[Core]\n\tRepositoryFormatVersion=0\n":                                                      true,
+		"[core]\n\tbare = true\n":                                                                    false,
+		"[core]\n\trepositoryformatversion = 1\n":                                                    false,
+		"[core]\n\trepositoryformatversion = 0\n[extensions]\n\tobjectformat = sha1\n":               false,
+		"[core]\n\trepositoryformatversion = 0\n[extensions \"x\"]\n":                                false,
+		"[core] repositoryformatversion = 1\n":                                                       false,
+		"[core]\n\trepositoryformatversion = 0 # said twice\n":                                       false,
+		"[remote \"origin\"]\n\trepositoryformatversion = 0\n":                                       false,
+		"\xef\xbb\xbf[extensions]\n\tobjectformat = sha256\n[core]\n\trepositoryformatversion = 0\n": false,
+		"[core]\n\trepositoryformatversion = 0\n\tnote = x\\\n[x]\n":                                 false,
+		"[core \"y\"]\n\trepositoryformatversion = 0\n":                                              false,
+		"[core]\n\trepositoryformatversion = 0\n[extensions\t\"x\"]\n\tfoo = 1\n":                    false,
+		"[core]\n\trepositoryformatversion = 0\n[Extensions]\n":                                      false,
+		"[core]\n\trepositoryformatversion = 0\n[core] bare = true\n":                                false,
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "config"), []byte(text), 0o644)
@@ -186,4 +192,27 @@ func sealed(t *testing.T) []string {
 		}
 	}
 	return env
+}
+
+// TestExplicitDirSHA256BehindOddConfig is a SHA-256 repository whose
+// config file git reads past a byte order mark and a continued line: the
+// plain reading must decline, and Discover must say what git says.
+func TestExplicitDirSHA256BehindOddConfig(t *testing.T) {
+	env := sealed(t)
+	dir := gittest.Init(t, env, true, "sha256")
+	odd := "\xef\xbb\xbf[extensions]\n\tobjectformat = sha256\n[core]\n\tbare = true\n\tnote = x\\\n[x]\n" +
+		"\trepositoryformatversion = 1\n[core \"y\"]\n\trepositoryformatversion = 0\n"
+	if err := os.WriteFile(filepath.Join(dir, "config"), []byte(odd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("GIT_DIR", ".")
+	want, err := find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Discover(context.Background())
+	if err != nil || got.Format != want.Format || want.Format.String() != "sha256" {
+		t.Fatalf("Discover: %+v, %v; git rev-parse: %+v", got, err, want)
+	}
 }
