@@ -108,7 +108,7 @@ func (d *looseDest) read(id object.ID) (object.Type, []byte, error) {
 }
 
 func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
-	return d.store.WriteStream(d.tx, object.Blob, size, r)
+	return d.store.WriteStream(d.tx, object.Blob, size, endedReader{r})
 }
 
 // wait returns once everything written is published; later writes are

@@ -225,3 +225,30 @@ func TestLongChainBeforeItsBase(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// TestStreamedBlobEndsEarly is a big blob whose zlib stream ends before the
+// size its header declares. Exploded, the store reports it in git's words
+// (loose.StreamError); kept, the pack reader's own error stands: zlib's
+// Z_STREAM_END, which -r may skip.
+func TestStreamedBlobEndsEarly(t *testing.T) {
+	b := &packtest.Builder{}
+	b.Raw(object.Blob, 64, nil, packtest.Deflate(bytes.Repeat([]byte("x"), 32)))
+	p := b.Pack()
+	for _, keep := range []bool{false, true} {
+		m := memfstest.New(objs)
+		store, policy := newStore(m)
+		opts := Options{BigFileThreshold: 16}
+		if keep {
+			opts.Keep = &Keep{}
+		}
+		_, err := Run(context.Background(), bytes.NewReader(p), store, policy, opts)
+		var se *loose.StreamError
+		var ie *pack.InflateError
+		switch {
+		case !keep && !errors.As(err, &se):
+			t.Errorf("exploded: %v, want a *loose.StreamError", err)
+		case keep && (!errors.As(err, &ie) || ie.Code != 1 || !pack.Recoverable(err)):
+			t.Errorf("kept: %v, want a recoverable *pack.InflateError with code 1", err)
+		}
+	}
+}

@@ -267,7 +267,7 @@ func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
 // and returns its id; settleStreamed finishes it once the entry is
 // consumed.
 func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
-	id, wrote, err := u.dest.stream(e.Size, endedReader{r})
+	id, wrote, err := u.dest.stream(e.Size, r)
 	var ie *pack.InflateError
 	if errors.As(err, &ie) && ie.Code != 1 {
 		return id, fmt.Errorf("inflate returned (%d)", ie.Code) // git dies here
