@@ -118,7 +118,7 @@ func bench() error {
 	if err != nil {
 		return err
 	}
-	largest, err := largestObject(repo)
+	_, largest, err := objectSizes(repo)
 	if err != nil {
 		return err
 	}
@@ -204,18 +204,20 @@ func describePack(path string) (string, int, error) {
 	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), n, nil
 }
 
-// largestObject returns the size of the largest object in repo.
-func largestObject(repo string) (int64, error) {
-	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)")
-	cmd.Dir = repo
-	out, err := cmd.Output()
+// objectSizes returns the sum of the sizes of the objects in the bare
+// repository repo, and the largest.
+func objectSizes(repo string) (sum, largest int64, err error) {
+	out, err := exec.Command("git", "--git-dir", repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)").Output()
 	if err != nil {
-		return 0, err
+		return 0, 0, fmt.Errorf("git cat-file in %s: %v", repo, err)
 	}
-	var largest int64
 	for _, f := range strings.Fields(string(out)) {
-		n, _ := strconv.ParseInt(f, 10, 64)
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("git cat-file in %s: %q", repo, f)
+		}
+		sum += n
 		largest = max(largest, n)
 	}
-	return largest, nil
+	return sum, largest, nil
 }

@@ -36,9 +36,16 @@ func realVariants() []variant {
 // objects, kept for every run, would not fit the scratch filesystem).
 func realHistory(r *runner, c realConfig) error {
 	src, walk, mainSpec := c.repo, []string{"HEAD"}, c.rev
-	var err error
+	var (
+		info    string // the measured pack, described once
+		objects int
+		err     error
+	)
 	if c.pack != "" {
 		if src, err = packRepo(r.work, c.pack); err != nil {
+			return err
+		}
+		if info, objects, err = describePack(c.pack); err != nil {
 			return err
 		}
 		walk, mainSpec = []string{"--all"}, "--all"
@@ -54,11 +61,7 @@ func realHistory(r *runner, c realConfig) error {
 		if n, isN := isCount(mainSpec); isN {
 			from = fmt.Sprint(max(n-3000, 1))
 		} else if mainSpec == "--all" {
-			_, n, err := describePack(c.pack)
-			if err != nil {
-				return err
-			}
-			from = fmt.Sprint(max(n-3000, 1))
+			from = fmt.Sprint(max(objects-3000, 1))
 		} else {
 			from = mainSpec + "~100"
 		}
@@ -83,10 +86,9 @@ func realHistory(r *runner, c realConfig) error {
 		if mainPack, err = packFor(src, r.work, mainSel); err != nil {
 			return err
 		}
-	}
-	info, objects, err := describePack(mainPack)
-	if err != nil {
-		return err
+		if info, objects, err = describePack(mainPack); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
 

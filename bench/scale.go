@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 )
 
 // point is one pack of the scaling curve.
@@ -54,7 +51,7 @@ func scaling(r *runner, src string, sels []selection, rounds int) ([]*point, err
 			for _, v := range order {
 				s, err := r.measure(v)
 				if err == nil && p.bytes == 0 {
-					p.bytes, err = contentBytes(r.last)
+					p.bytes, _, err = objectSizes(r.last)
 				}
 				os.RemoveAll(r.last)
 				if err != nil {
@@ -84,24 +81,6 @@ func perObject(ss []sample, n int) float64 {
 // perMiB is a median wall time per MiB of object contents in milliseconds.
 func perMiB(ss []sample, bytes int64) float64 {
 	return summarize(ss).wall / (float64(bytes) / (1 << 20)) * 1e3
-}
-
-// contentBytes sums the sizes of the objects in repository dir.
-func contentBytes(dir string) (int64, error) {
-	cmd := exec.Command("git", "--git-dir", dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)")
-	out, err := cmd.Output()
-	if err != nil {
-		return 0, fmt.Errorf("git cat-file in %s: %v", dir, err)
-	}
-	var sum int64
-	for _, f := range strings.Fields(string(out)) {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("git cat-file in %s: %q", dir, f)
-		}
-		sum += n
-	}
-	return sum, nil
 }
 
 // scalingTable prints the curve and returns the ratios of the time per
