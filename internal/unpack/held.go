@@ -127,8 +127,8 @@ func (u *unpacker) checkLink(l fsck.Link) error {
 		}
 		return u.checkHeld(l.ID)
 	}
-	if k, ok := u.ids[l.ID]; ok && u.entries[k].done {
-		if u.entries[k].typ != l.Type {
+	if _, typ, ok := u.located(l.ID); ok {
+		if typ != l.Type {
 			return &StrictError{Msg: "object type mismatch"}
 		}
 		return nil

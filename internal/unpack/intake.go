@@ -194,7 +194,7 @@ func (u *unpacker) submit(j *job) {
 	}
 }
 
-// flush sends the gathered jobs.
+// dispatch sends the gathered jobs to the workers.
 func (u *unpacker) dispatch() {
 	if len(u.gathered) == 0 {
 		return

@@ -110,8 +110,8 @@ func (d *packDest) FindOffset(id object.ID) (int64, bool) {
 func (d *packDest) write(object.ID, object.Type, []byte) (bool, error) { return true, nil }
 
 func (d *packDest) read(id object.ID) (object.Type, []byte, error) {
-	if _, ok := d.FindOffset(id); ok {
-		return d.rd.Object(id)
+	if off, ok := d.FindOffset(id); ok {
+		return d.rd.ObjectAt(off)
 	}
 	return d.store.Read(id)
 }

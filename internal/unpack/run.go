@@ -71,7 +71,7 @@ type unpacker struct {
 
 	jobs     chan []*job
 	gathered []*job // jobs gathered by the reader, not yet dispatched
-	bytes    int64  // data held by batch
+	bytes    int64  // data held by gathered
 	budget   *budget
 	wg       sync.WaitGroup // jobs not finished
 }
