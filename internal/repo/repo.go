@@ -63,7 +63,7 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 // Discover finds the repository of the current directory (or of GIT_DIR)
 // and reads its configuration.
 func Discover(ctx context.Context) (*Repo, error) {
-	if dir, ok := explicitDir(); ok {
+	if _, ok := explicitDir(); ok {
 		cfg, err := Load(ctx, "")
 		if err != nil {
 			if _, ferr := find(ctx); ferr != nil {
@@ -71,7 +71,7 @@ func Discover(ctx context.Context) (*Repo, error) {
 			}
 			return nil, err
 		}
-		return discoverIn(ctx, dir, cfg)
+		return DiscoverWith(ctx, cfg)
 	}
 	// git config finds the same repository as git rev-parse (same
 	// directory, same environment): the two run at once, which saves a
@@ -98,24 +98,16 @@ func Discover(ctx context.Context) (*Repo, error) {
 }
 
 // DiscoverWith is Discover for a caller that has read the configuration
-// already, with Load(ctx, "") in the same directory and environment.
+// already, with Load(ctx, "") in the same directory and environment. Where
+// git named the repository in GIT_DIR, its answer is worked out without
+// git rev-parse (fromEnv), so the common case costs one git process, not
+// two.
 func DiscoverWith(ctx context.Context, cfg Config) (*Repo, error) {
-	if dir, ok := explicitDir(); ok {
-		return discoverIn(ctx, dir, cfg)
+	var r *Repo
+	ok := false
+	if dir, explicit := explicitDir(); explicit {
+		r, ok = fromEnv(dir, cfg)
 	}
-	r, err := find(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.Config = cfg
-	return r, nil
-}
-
-// discoverIn is Discover in the explicit directory dir, whose
-// configuration cfg is read: git rev-parse runs only where fromEnv
-// declines, so the common case costs one git process, not two.
-func discoverIn(ctx context.Context, dir string, cfg Config) (*Repo, error) {
-	r, ok := fromEnv(dir, cfg)
 	if !ok {
 		var err error
 		if r, err = find(ctx); err != nil {

@@ -35,6 +35,9 @@ func WriteTrace2(target string, stderr io.Writer, st batch.Stats) {
 	default:
 		return
 	}
+	if st.WriteoutOnly == 0 && st.HardwareFlush == 0 {
+		return // nothing to write: no need to ask git its version
+	}
 	now := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 	sid := fmt.Sprintf("%s-%d", now, os.Getpid())
 	counters := counterEvents(gitVersion())
