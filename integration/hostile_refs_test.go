@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -70,15 +69,7 @@ func listMillion(t *testing.T, env []string, tool, base, url string, n int) {
 	if got := strings.Count(string(out), "\n"); got != n+3 { // HEAD, main, the refs, the blank line
 		t.Fatalf("the helper listed %d lines, want %d", got, n+3)
 	}
-	kib, err := os.ReadFile(measure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss, err := strconv.ParseInt(string(kib), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss <<= 10
+	rss := readRSS(t, measure, stderr.String())
 	t.Logf("helper peak RSS listing %d refs: %d MiB", n, rss>>20)
 	if rss > 64<<20 {
 		t.Errorf("helper peak RSS %d MiB listing %d refs, want at most 64 MiB", rss>>20, n)

@@ -175,15 +175,22 @@ func peakRSS(t *testing.T, tool string, env []string, repo string, pack []byte, 
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
 	}
-	kib, err := os.ReadFile(out)
+	return rssRun{code: c.ProcessState.ExitCode(), rss: readRSS(t, out, stderr.String()), stderr: stderr.String()}
+}
+
+// readRSS reads the peak RSS in bytes that the rusage tool wrote to path
+// (in KiB); stderr is the measured command's, shown if there is none.
+func readRSS(t *testing.T, path, stderr string) int64 {
+	t.Helper()
+	kib, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("no measurement: %v\n%s", err, stderr.String())
+		t.Fatalf("no measurement: %v\n%s", err, stderr)
 	}
 	n, err := strconv.ParseInt(string(kib), 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rssRun{code: c.ProcessState.ExitCode(), rss: n << 10, stderr: stderr.String()}
+	return n << 10
 }
 
 func lastLine(s string) string {
