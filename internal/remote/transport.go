@@ -66,7 +66,14 @@ func (h *helper) advertise(open func(transport.Transport) (transport.Session, er
 		a, isHTTP := h.auth.(*httpAuth)
 		if moved := credentialURL(h.ep); isHTTP && moved != base {
 			// go-git moved the endpoint (h.ep) to where the refs were
-			// found; every later request goes there, as git's do.
+			// found; every later request goes there, as git's do, and
+			// its credentials are asked for that URL: git checks it again.
+			if cerr := checkCredentialURL(moved); cerr != nil {
+				if s != nil {
+					s.Close()
+				}
+				return nil, nil, cerr
+			}
 			fmt.Fprintf(h.errw, "warning: redirecting to %s/\n", printable(moved))
 		}
 		user, hasPass := "", false
