@@ -44,7 +44,11 @@ func (h *helper) transport() (transport.Transport, error) {
 	case "ssh":
 		h.tr = newSSH(cfg, h.env.Getenv)
 	case "git":
-		h.tr = newDaemon(h.ctx)
+		host, path, err := daemonTarget(h.addr)
+		if err != nil {
+			return nil, err
+		}
+		h.tr = newDaemon(h.ctx, host, path)
 	default:
 		h.tr = newLocal()
 	}
