@@ -132,8 +132,11 @@ func FuzzCredential(f *testing.F) {
 		}
 		for i, path := range []string{ep.Path, moved} {
 			if i == 1 {
-				// Where go-git moves the endpoint, from a redirect's
-				// decoded path; the helper checks it again.
+				// Where go-git moves the endpoint: a request's decoded
+				// path without "/info/refs"; the helper checks it again.
+				if path != "" && path[0] != '/' {
+					path = "/" + path
+				}
 				ep.Path = path
 				if checkCredentialURL(credentialURL(ep)) != nil {
 					break

@@ -28,7 +28,9 @@ func parseEndpoint(addr string) (*transport.Endpoint, error) {
 		}
 	}
 	ep, err := transport.NewEndpoint(addr)
-	if err != nil {
+	if err != nil || (ep.Protocol == "http" || ep.Protocol == "https") && ep.Host == "" {
+		// No host: what git credential would be asked about is not where
+		// the requests go.
 		return nil, fmt.Errorf("invalid URL '%s'", anonymize(addr))
 	}
 	switch ep.Protocol {
