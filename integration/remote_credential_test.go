@@ -23,10 +23,13 @@ const (
 // "username=x" and "host=victim.example", and the credential helper
 // answers with the victim's password, which goes to the server. The
 // helper must refuse such a URL before anything is asked or sent, and a
-// redirect to such a place, as git's credential_from_url does; plain git
-// on the same server is the oracle (git 2.39 lets a carriage return
-// through, where newer git stops it when it talks to the credential
-// helper; we refuse it).
+// redirect to such a place, as git's credential_from_url does. Plain git
+// on the same server is the oracle and refuses every case, though not
+// always as early or in the same words: a carriage return only when it
+// writes the user to the credential helper (after a first request), a
+// "%00" (which git does not decode) and a newline before a ':' of the host
+// (which git's url_decode_mem leaves undecoded) only when curl refuses the
+// URL. The helper refuses all of them before anything is sent.
 func TestRemoteCredentialInjection(t *testing.T) {
 	for _, tc := range []struct {
 		name, url string // {A}: A's host and port
