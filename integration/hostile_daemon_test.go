@@ -21,6 +21,19 @@ type hostileDaemon struct {
 	lie lie
 	env []string
 	dir string
+
+	mu   sync.Mutex
+	reqs []string // the request lines received, whatever path they name
+}
+
+// requests returns the request lines received since the last call, and
+// forgets them.
+func (d *hostileDaemon) requests() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	reqs := d.reqs
+	d.reqs = nil
+	return reqs
 }
 
 // lie is what the server changes.
@@ -40,7 +53,7 @@ type pktOut struct {
 }
 
 // startHostile serves dir through upload-pack on 127.0.0.1 with lie
-// applied; the listener ends with the test.
+// applied, whatever path a request names; the listener ends with the test.
 func startHostile(t *testing.T, env []string, dir string, l lie) *hostileDaemon {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,7 +83,13 @@ func (d *hostileDaemon) serve(c net.Conn) {
 	defer c.Close()
 	in := bufio.NewReader(c)
 	req, _, err := readPkt(in)
-	if err != nil || !strings.HasPrefix(req, "git-upload-pack ") {
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	d.reqs = append(d.reqs, req)
+	d.mu.Unlock()
+	if !strings.HasPrefix(req, "git-upload-pack ") {
 		return
 	}
 	cmd := exec.Command("git", "upload-pack", "--strict", d.dir)

@@ -3,6 +3,7 @@ package integration
 import (
 	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +14,11 @@ import (
 )
 
 // TestMillionRefsBoundedMemory: an upstream that advertises 1,000,000 refs,
-// over git:// and smart HTTP, is listed by the helper in bounded memory
-// (each ref is written to git as it is read, none kept), and git ls-remote
-// through durable:: prints exactly what plain git prints.
+// over git:// and smart HTTP (also with "; charset=utf-8" after the
+// advertisement's media type, which git takes for the same), is listed by
+// the helper in bounded memory (each ref is written to git as it is read,
+// none kept), and git ls-remote through durable:: prints exactly what plain
+// git prints.
 func TestMillionRefsBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a million refs")
@@ -40,14 +43,33 @@ func TestMillionRefsBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	daemon := fmt.Sprintf("git://127.0.0.1:%d/up.git", startDaemon(t, env, base))
-	web := startHTTP(t, httpBackend(t, env, base)) + "/up.git"
 	tool := rusageTool(t, t.TempDir())
-	for _, url := range []string{daemon, web} {
-		t.Run(url[:strings.Index(url, ":")], func(t *testing.T) {
-			listMillion(t, env, tool, base, url, n)
+	for _, up := range []struct{ name, url string }{
+		{"git", fmt.Sprintf("git://127.0.0.1:%d/up.git", startDaemon(t, env, base))},
+		{"http", startHTTP(t, httpBackend(t, env, base)) + "/up.git"},
+		{"http-charset", startHTTP(t, withCharset(httpBackend(t, env, base))) + "/up.git"},
+	} {
+		t.Run(up.name, func(t *testing.T) {
+			listMillion(t, env, tool, base, up.url, n)
 		})
 	}
+}
+
+// withCharset adds "; charset=utf-8" to the Content-Type of next's
+// answers, as some servers do.
+func withCharset(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(charsetWriter{w}, r)
+	})
+}
+
+type charsetWriter struct{ http.ResponseWriter }
+
+func (w charsetWriter) WriteHeader(code int) {
+	if ct := w.Header().Get("Content-Type"); ct != "" {
+		w.Header().Set("Content-Type", ct+"; charset=utf-8")
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // listMillion lists the n refs of url through the helper alone, as git

@@ -153,3 +153,42 @@ func TestPasswordInURLWarned(t *testing.T) {
 		t.Errorf("stderr:\n%s", errs)
 	}
 }
+
+// TestHostileDaemonPath: the request line sent to a git:// server is the
+// one plain git sends for the same URL: "%00" is not decoded (a NUL would
+// end the path and give the daemon another "host=", another virtual
+// host's repository), other escapes are; the host and port are as the URL
+// spells them; a newline is refused before anything is sent. git 2.39
+// adds "\0version=2\0" for protocol v2, which the helper does not speak.
+func TestHostileDaemonPath(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	d := startHostile(t, env, up, lie{})
+	root := strings.TrimSuffix(d.url, "/repo")
+	for _, path := range []string{"/a%00b", "/a%20b", "/~u/r.git", "/a%0ab"} {
+		t.Run(path, func(t *testing.T) {
+			var sent [2][]string
+			for i, side := range hostileSides {
+				c := gittest.Exec(t, env, base, nil, "git", "ls-remote", side.prefix+root+path)
+				sent[i] = d.requests()
+				for j, r := range sent[i] {
+					sent[i][j] = strings.TrimSuffix(r, "\x00version=2\x00")
+				}
+				if path == "/a%0ab" {
+					r := result{Cmd: c}
+					if c.Code != 128 || r.lastLine() != "fatal: newline is forbidden in git:// hosts and repo paths" || len(sent[i]) != 0 {
+						t.Errorf("%s: exit %d, last line %q, requests %q", side.name, c.Code, r.lastLine(), sent[i])
+					}
+					continue
+				}
+				if c.Code != 0 || !strings.Contains(string(c.Stdout), "refs/heads/main") {
+					t.Errorf("%s: exit %d, stdout %q\n%s", side.name, c.Code, c.Stdout, c.Stderr)
+				}
+			}
+			if strings.Join(sent[0], "|") != strings.Join(sent[1], "|") {
+				t.Errorf("git sent %q, the helper %q", sent[0], sent[1])
+			}
+		})
+	}
+}

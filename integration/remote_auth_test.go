@@ -1,26 +1,95 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// credentialHelper writes a git credential helper that answers user and
-// pass to "get" and logs every action to <dir>/credential.log.
-func credentialHelper(t *testing.T, dir, user, pass string) string {
+// login is a user and password a credential helper answers with.
+type login struct{ user, pass string }
+
+// credentialHelper writes a git credential helper that answers "get" for a
+// host (as git credential names it: with its port) with the login answers
+// gives it, or with the one for "*" when there is one, and logs every
+// request to <dir>/credential.log: the action, the lines git sent, then a
+// blank line (see credentialLog).
+func credentialHelper(t *testing.T, dir string, answers map[string]login) string {
 	t.Helper()
+	var cases strings.Builder
+	hosts := make([]string, 0, len(answers))
+	for h := range answers {
+		hosts = append(hosts, h)
+	}
+	sort.Slice(hosts, func(i, j int) bool { return hosts[j] == "*" || hosts[i] != "*" && hosts[i] < hosts[j] })
+	for _, h := range hosts {
+		l := answers[h]
+		if strings.ContainsAny(h+l.user+l.pass, "'\\\n") {
+			t.Fatalf("a login the script cannot quote: %q %+v", h, l)
+		}
+		pattern := "'" + h + "'"
+		if h == "*" {
+			pattern = "*"
+		}
+		fmt.Fprintf(&cases, "%s) echo 'username=%s'; echo 'password=%s' ;;\n", pattern, l.user, l.pass)
+	}
 	path := filepath.Join(dir, "credential-helper")
-	script := "#!/bin/sh\necho \"$1\" >>" + filepath.Join(dir, "credential.log") + "\n" +
-		"cat >/dev/null\n" +
-		"if [ \"$1\" = get ]; then echo username=" + user + "; echo password=" + pass + "; fi\n"
+	script := "#!/bin/sh\nlog='" + filepath.Join(dir, "credential.log") + "'\n" +
+		"echo \"$1\" >>\"$log\"\nhost=\n" +
+		"while IFS= read -r line && [ -n \"$line\" ]; do\n" +
+		"\tprintf '%s\\n' \"$line\" >>\"$log\"\n" +
+		"\tcase $line in host=*) host=${line#host=} ;; esac\n" +
+		"done\necho >>\"$log\"\n" +
+		"[ \"$1\" = get ] || exit 0\n" +
+		"case $host in\n" + cases.String() + "esac\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// credentialRequest is one request the credential helper logged.
+type credentialRequest struct {
+	action string   // get, store or erase
+	lines  []string // what git sent, one key=value a line
+}
+
+// credentialLog reads what the credential helper in dir was asked, and
+// forgets it.
+func credentialLog(t *testing.T, dir string) []credentialRequest {
+	t.Helper()
+	path := filepath.Join(dir, "credential.log")
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	var reqs []credentialRequest
+	for _, block := range strings.Split(strings.TrimSuffix(string(b), "\n\n"), "\n\n") {
+		if block == "" {
+			continue
+		}
+		lines := strings.Split(block, "\n")
+		reqs = append(reqs, credentialRequest{action: lines[0], lines: lines[1:]})
+	}
+	return reqs
+}
+
+// actions lists the actions of the requests, in order.
+func actions(reqs []credentialRequest) string {
+	var a []string
+	for _, r := range reqs {
+		a = append(a, r.action)
+	}
+	return strings.Join(a, " ")
 }
 
 // TestRemoteHTTPAuth clones, fetches and pushes through a server that
@@ -34,9 +103,8 @@ func TestRemoteHTTPAuth(t *testing.T) {
 	dir := newUpstream(t, env, base, "up.git")
 	url := startHTTP(t, basicAuth(user, pass, httpBackend(t, env, base))) + "/up.git"
 	work := t.TempDir()
-	log := filepath.Join(work, "credential.log")
 
-	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, user, pass))
+	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, map[string]login{"*": {user, pass}}))
 	ours := filepath.Join(work, "ours")
 	c, stats := durable(t, env, "", "clone", "durable::"+url, ours)
 	mustRun(t, c, "clone with credentials from the helper")
@@ -49,21 +117,20 @@ func TestRemoteHTTPAuth(t *testing.T) {
 	gittest.Git(t, env, ours, "commit", "-q", "-m", "auth")
 	c = gittest.Exec(t, env, ours, nil, "git", "push", "origin", "HEAD:refs/heads/authed")
 	mustRun(t, c, "push with credentials from the helper")
-	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "get\nstore\n") {
-		t.Errorf("the credential helper was not asked and told: %q", b)
+	if a := actions(credentialLog(t, work)); !strings.Contains(a, "get store") {
+		t.Errorf("the credential helper was not asked and told: %q", a)
 	}
 	if strings.Contains(string(c.Stderr), pass) {
 		t.Fatal("the password shows")
 	}
 
 	// Wrong credentials from the helper: rejected, git's message.
-	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, user, "wrong-pass-abc"))
-	os.Remove(log)
+	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, map[string]login{"*": {user, "wrong-pass-abc"}}))
 	before := refs(t, env, ours)
 	c = gittest.Exec(t, env, ours, nil, "git", "fetch")
 	failed(t, env, c, ours, before, "fatal: Authentication failed for '"+url+"'", "wrong-pass-abc", pass)
-	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "get\nerase\n") {
-		t.Errorf("the credential helper was not told to erase: %q", b)
+	if a := actions(credentialLog(t, work)); !strings.Contains(a, "get erase") {
+		t.Errorf("the credential helper was not told to erase: %q", a)
 	}
 
 	// No helper and no terminal: git credential's own words.

@@ -22,6 +22,10 @@ const (
 	hostileToken  = "token-for-a-only-47"
 )
 
+// newlinePath is the start of the path the "newline" redirect sends to:
+// decoded, the credential request for it would gain a line.
+const newlinePath = "/x\nhost=victim.example"
+
 // hop is one request a server received.
 type hop struct {
 	server, method, path string
@@ -35,7 +39,7 @@ type hop struct {
 // fetch that follows tags needs a second fetch batch (git's tag backfill):
 // a second session of the helper.
 type redirector struct {
-	mode string // "refs": A redirects GET info/refs to B; "post": the POST; "same": GET info/refs to another path on A
+	mode string // "refs": A redirects GET info/refs to B; "post": the POST; "same": GET info/refs to another path on A; "newline": GET info/refs to a path of B that decodes to a newline (newlinePath); "": no redirect
 	a, b string // base URLs
 
 	mu   sync.Mutex
@@ -48,10 +52,17 @@ func startRedirecting(t *testing.T, env []string, base, mode string) *redirector
 	backend := noIncludeTag(httpBackend(t, env, base))
 	h.b = startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.log("B", r)
+		r.URL.Path = strings.TrimPrefix(r.URL.Path, newlinePath)
 		backend.ServeHTTP(w, r)
 	}))
 	h.a = startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.log("A", r)
+		if mode == "newline" && r.Method == http.MethodGet {
+			// Before any 401: git moves its base URL to where the
+			// first request of the refs was redirected, not a later one.
+			http.Redirect(w, r, h.b+strings.ReplaceAll(newlinePath, "\n", "%0a")+r.URL.RequestURI(), http.StatusFound)
+			return
+		}
 		if u, p, ok := r.BasicAuth(); !(ok && u == hostileUser && p == hostilePass) && r.Header.Get(hostileHeader) != hostileToken {
 			w.Header().Set("WWW-Authenticate", `Basic realm="a"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -140,7 +151,7 @@ var hostileCreds = []hostileCase{
 		return strings.Replace(h.a, "http://", "http://"+hostileUser+":"+hostilePass+"@", 1) + "/up.git"
 	}},
 	{"credential-helper", func(t *testing.T, env []string, h *redirector, work string) string {
-		gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, hostileUser, hostilePass))
+		gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, map[string]login{"*": {hostileUser, hostilePass}}))
 		return h.a + "/up.git"
 	}},
 	{"extra-header", func(t *testing.T, env []string, h *redirector, work string) string {

@@ -1,8 +1,6 @@
 package remote
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -108,72 +106,4 @@ func (a *httpAuth) setBasic(user, pass string, ep *transport.Endpoint) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.user, a.pass, a.basic, a.credOrigin = user, pass, true, originOf(ep)
-}
-
-// credential is what git credential fill answered.
-type credential struct {
-	lines      []string // every attribute, to hand back to approve/reject
-	user, pass string
-	approved   bool
-}
-
-// fill asks git credential fill for the URL's credentials (user already
-// known, if any): the user's credential helpers, or a prompt on the
-// terminal, as for git itself.
-func (h *helper) fill(user string) (*credential, error) {
-	in := "url=" + credentialURL(h.ep) + "\n"
-	if user != "" {
-		in += "username=" + user + "\n"
-	}
-	out, err := runGit(h.ctx, []byte(in+"\n"), "credential", "fill")
-	if err != nil {
-		var ge *repo.GitError
-		if errors.As(err, &ge) {
-			// git's own "could not read Username for …" line
-			msg := strings.TrimSpace(ge.Stderr)
-			if i := strings.LastIndex(msg, "\n"); i >= 0 {
-				msg = msg[i+1:]
-			}
-			return nil, errors.New(strings.TrimPrefix(msg, "fatal: "))
-		}
-		return nil, err
-	}
-	c := &credential{}
-	for _, l := range strings.Split(string(out), "\n") {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		c.lines = append(c.lines, l)
-		switch k {
-		case "username":
-			c.user = v
-		case "password":
-			c.pass = v
-			h.red.add(v)
-		}
-	}
-	if c.pass == "" {
-		return nil, errAuthFailed
-	}
-	return c, nil
-}
-
-// credential runs git credential approve or reject with c; a failure only
-// loses the cache update, as in git.
-func (h *helper) credential(verb string, c *credential) {
-	in := strings.Join(c.lines, "\n") + "\n\n"
-	if _, err := runGit(context.WithoutCancel(h.ctx), []byte(in), "credential", verb); err != nil {
-		fmt.Fprintf(h.errw, "warning: git credential %s failed\n", verb)
-	}
-}
-
-// credentialURL is the endpoint's URL without credentials, which git
-// credential splits into protocol, host and (with useHttpPath) path.
-func credentialURL(ep *transport.Endpoint) string {
-	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host, Path: ep.Path}
-	if ep.Port != 0 {
-		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
-	}
-	return u.String()
 }

@@ -21,8 +21,16 @@ func parseEndpoint(addr string) (*transport.Endpoint, error) {
 	if addr == "" {
 		return nil, errors.New("no URL to fetch from or push to")
 	}
+	if scheme, _, _ := strings.Cut(addr, "://"); strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") {
+		// Before net/url decodes it: git's own check, on git's parts.
+		if err := checkCredentialURL(addr); err != nil {
+			return nil, err
+		}
+	}
 	ep, err := transport.NewEndpoint(addr)
-	if err != nil {
+	if err != nil || (ep.Protocol == "http" || ep.Protocol == "https") && ep.Host == "" {
+		// No host: what git credential would be asked about is not where
+		// the requests go.
 		return nil, fmt.Errorf("invalid URL '%s'", anonymize(addr))
 	}
 	switch ep.Protocol {

@@ -28,7 +28,7 @@ func TestParseEndpoint(t *testing.T) {
 			t.Errorf("%s: got %+v", tc.addr, ep)
 		}
 	}
-	for _, bad := range []string{"", "ftp://h/r", "svn://h/r"} {
+	for _, bad := range []string{"", "ftp://h/r", "svn://h/r", "http:///r", "https://"} {
 		if _, err := parseEndpoint(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
@@ -46,6 +47,14 @@ func describe(err error, url string) string {
 			return fmt.Sprintf("unable to access '%s': %s", url, re)
 		}
 		return fmt.Sprintf("RPC failed; HTTP %d: %s", re.code, re)
+	}
+	if he, ok := asStatus(err); ok {
+		// curl's words for the status, as git prints them.
+		msg := fmt.Sprintf("The requested URL returned error: %d", he.StatusCode())
+		if he.Response.Request != nil && he.Response.Request.Method == http.MethodPost {
+			return fmt.Sprintf("RPC failed; HTTP %d: %s", he.StatusCode(), msg)
+		}
+		return fmt.Sprintf("unable to access '%s': %s", url, msg)
 	}
 	switch {
 	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/git-durable/git-durable/internal/repo"
 )
@@ -122,6 +123,21 @@ func asRedirect(err error) (*redirectError, bool) {
 	var ue *plumbing.UnexpectedError
 	if errors.As(err, &ue) && errors.As(ue.Err, &re) {
 		return re, true
+	}
+	return nil, false
+}
+
+// asStatus finds go-git's error for an answer that was neither a success
+// nor a 401, 403 or 404 (which it turns into its own errors), also inside
+// its UnexpectedError, which does not unwrap.
+func asStatus(err error) (*githttp.Err, bool) {
+	var he *githttp.Err
+	if errors.As(err, &he) {
+		return he, true
+	}
+	var ue *plumbing.UnexpectedError
+	if errors.As(err, &ue) && errors.As(ue.Err, &he) {
+		return he, true
 	}
 	return nil, false
 }

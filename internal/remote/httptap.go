@@ -27,12 +27,24 @@ type advertTap struct {
 	used bool    // the sink took an advertisement
 }
 
-// RoundTrip passes every request on, and taps the one list waits for.
+// maxErrorBody bounds what is read of an error response's body: go-git
+// reads it whole into its error, which shows none of it, and a gzip bomb
+// of a 500 inflates to hundreds of MiB.
+const maxErrorBody = 64 << 10
+
+// RoundTrip passes every request on, bounds the body of an answer that is
+// not a success, and taps the one list waits for.
 func (t *advertTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
+	if err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
+	}
 	if err != nil || t.sink == nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
 		!strings.HasSuffix(req.URL.Path, "/info/refs") || req.URL.Query().Get("service") != "git-upload-pack" ||
-		resp.Header.Get("Content-Type") != "application/x-git-upload-pack-advertisement" {
+		mediaType(resp.Header.Get("Content-Type")) != "application/x-git-upload-pack-advertisement" {
 		return resp, err
 	}
 	sink := t.sink
@@ -47,6 +59,14 @@ func (t *advertTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.ContentLength = int64(len(body))
 	resp.Header.Del("Content-Length")
 	return resp, nil
+}
+
+// mediaType is a Content-Type as git compares it (http.c
+// extract_content_type, for remote-curl.c): up to the first ';', white
+// space left out, lower-cased. Parameters ("; charset=utf-8") do not count.
+func mediaType(contentType string) string {
+	t, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.Join(strings.Fields(t), ""))
 }
 
 // tapAdvertisement reads a smart-HTTP advertisement ("# service=…", a

@@ -3,6 +3,8 @@ package remote
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -55,5 +57,62 @@ func TestTapAdvertisement(t *testing.T) {
 	}
 	if _, err := tapAdvertisement(bufio.NewReader(bytes.NewReader(advertisement(t, "ERR gone\n"))), nil); err == nil || err.Error() != "gone" {
 		t.Errorf("ERR: %v", err)
+	}
+}
+
+// TestMediaType: a smart advertisement is recognized by its media type
+// alone, as git does: parameters, case and white space aside.
+func TestMediaType(t *testing.T) {
+	const want = "application/x-git-upload-pack-advertisement"
+	for _, ct := range []string{want, want + "; charset=utf-8", "Application/X-Git-Upload-Pack-Advertisement ;q=1", " " + want + "\t"} {
+		if got := mediaType(ct); got != want {
+			t.Errorf("%q: %q", ct, got)
+		}
+	}
+	for _, ct := range []string{"", "text/plain", want + "x", "application/x-git-receive-pack-advertisement"} {
+		if mediaType(ct) == want {
+			t.Errorf("%q taken for a smart advertisement", ct)
+		}
+	}
+}
+
+// answer is a RoundTripper that answers every request with a status and
+// a body of size NUL bytes.
+type answer struct {
+	code int
+	size int64
+}
+
+func (a answer) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: a.code, Header: http.Header{}, Request: req,
+		Body: io.NopCloser(io.LimitReader(zeros{}, a.size))}, nil
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestTapBoundsErrorBody: an error answer yields maxErrorBody bytes of its
+// body at most, whatever it holds; a success's body is left whole.
+func TestTapBoundsErrorBody(t *testing.T) {
+	const size = 8 << 20
+	for _, tc := range []struct {
+		code int
+		want int64
+	}{{500, maxErrorBody}, {401, maxErrorBody}, {404, maxErrorBody}, {200, size}} {
+		tap := &advertTap{next: answer{tc.code, size}}
+		req, _ := http.NewRequest(http.MethodPost, "http://h/r/git-upload-pack", nil)
+		resp, err := tap.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || n != tc.want {
+			t.Errorf("%d: read %d bytes (%v), want %d", tc.code, n, err, tc.want)
+		}
 	}
 }

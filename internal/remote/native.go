@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -18,33 +19,62 @@ const daemonPort = 9418
 
 // newDaemon returns the git:// transport: a TCP connection to the daemon,
 // the request line git sends ("git-upload-pack /path\0host=<host>\0",
-// protocol v0), then the session over the connection. Cancelling ctx closes
-// the connection.
-func newDaemon(ctx context.Context) transport.Transport {
+// protocol v0; host and path as daemonTarget gives them), then the session
+// over the connection. Cancelling ctx closes the connection.
+func newDaemon(ctx context.Context, host, path string) transport.Transport {
 	return &execTransport{dial: func(service string, ep *transport.Endpoint) (net.Conn, error) {
 		port := ep.Port
 		if port == 0 {
 			port = daemonPort
 		}
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ep.Host, strconv.Itoa(port)))
+		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(strings.Trim(ep.Host, "[]"), strconv.Itoa(port)))
 		if err != nil {
 			return nil, err
 		}
 		context.AfterFunc(ctx, func() { c.Close() })
-		host := ep.Host
-		if ep.Port != 0 && ep.Port != daemonPort {
-			host = net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port))
-		} else if strings.Contains(host, ":") {
-			host = "[" + host + "]"
-		}
-		req := fmt.Sprintf("%s %s\x00host=%s\x00", service, ep.Path, host)
+		req := fmt.Sprintf("%s %s\x00host=%s\x00", service, path, host)
 		if err := pktline.NewEncoder(c).EncodeString(req); err != nil {
 			c.Close()
 			return nil, err
 		}
 		return c, nil
 	}}
+}
+
+// daemonTarget is the host and path git's connect.c puts in the request
+// for a git:// address: the address decoded whole as git's url_decode does
+// it (net/url also decodes "%00", which git leaves as it is: a NUL would
+// end the path and start another "host=" for the daemon), the host and
+// port as the address spells them (without a user), the path from the '/'
+// after them, "/~user/…" without its '/'. A newline in either would end
+// the request line, and git refuses it.
+func daemonTarget(addr string) (host, path string, err error) {
+	_, rest, _ := strings.Cut(urlDecode(addr, false), "://")
+	start, end := 0, 0 // connect.c host_end: an IPv6 address's ':' and '/' are not the path's
+	if i := strings.Index(rest, "@["); i >= 0 {
+		start = i + 1
+	}
+	if strings.HasPrefix(rest[start:], "[") {
+		if j := strings.IndexByte(rest[start:], ']'); j >= 0 {
+			end = start + j + 1
+		}
+	}
+	slash := strings.IndexByte(rest[end:], '/')
+	if slash < 0 {
+		return "", "", errors.New("no path specified; see 'git help pull' for valid url syntax")
+	}
+	host, path = rest[:end+slash], rest[end+slash:]
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	if strings.HasPrefix(path, "/~") {
+		path = path[1:]
+	}
+	if strings.ContainsRune(host+path, '\n') {
+		return "", "", errors.New("newline is forbidden in git:// hosts and repo paths")
+	}
+	return host, path, nil
 }
 
 // newLocal returns the transport for a repository on this machine: git

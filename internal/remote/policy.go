@@ -117,6 +117,9 @@ func checkEndpoint(addr string, ep *transport.Endpoint) error {
 		if looksLikeOption(ep.Host) {
 			return fmt.Errorf("strange hostname '%s' blocked", ep.Host)
 		}
+		if _, _, err := daemonTarget(addr); err != nil {
+			return err
+		}
 	}
 	return nil
 }

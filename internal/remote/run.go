@@ -104,6 +104,10 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	for _, l := range strictLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", printable(l))
 	}
+	var ce *credentialURLError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(h.errw, "warning: %s\n", ce.warning())
+	}
 	fmt.Fprintf(h.errw, "fatal: %s\n", printable(oneLine(h.describe(err))))
 	return &cli.ExitError{Code: 128}
 }

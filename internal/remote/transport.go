@@ -44,7 +44,11 @@ func (h *helper) transport() (transport.Transport, error) {
 	case "ssh":
 		h.tr = newSSH(cfg, h.env.Getenv)
 	case "git":
-		h.tr = newDaemon(h.ctx)
+		host, path, err := daemonTarget(h.addr)
+		if err != nil {
+			return nil, err
+		}
+		h.tr = newDaemon(h.ctx, host, path)
 	default:
 		h.tr = newLocal()
 	}
@@ -66,7 +70,14 @@ func (h *helper) advertise(open func(transport.Transport) (transport.Session, er
 		a, isHTTP := h.auth.(*httpAuth)
 		if moved := credentialURL(h.ep); isHTTP && moved != base {
 			// go-git moved the endpoint (h.ep) to where the refs were
-			// found; every later request goes there, as git's do.
+			// found; every later request goes there, as git's do, and
+			// its credentials are asked for that URL: git checks it again.
+			if cerr := checkCredentialURL(moved); cerr != nil {
+				if s != nil {
+					s.Close()
+				}
+				return nil, nil, cerr
+			}
 			fmt.Fprintf(h.errw, "warning: redirecting to %s/\n", printable(moved))
 		}
 		user, hasPass := "", false

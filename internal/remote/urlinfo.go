@@ -120,6 +120,25 @@ func normalizeEscapes(s string) string {
 	return b.String()
 }
 
+// urlDecode decodes the percent escapes of s as git's url_decode does: a
+// "%" without two hex digits after it stays as it is, and so does "%00",
+// which git never decodes (a C string cannot hold a NUL) — unless nul is
+// set, to see s as Go's net/url decodes it.
+func urlDecode(s string, nul bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8); v != 0 || nul {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
