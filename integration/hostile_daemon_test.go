@@ -31,6 +31,8 @@ type lie struct {
 	// resp rewrites each packet of upload-pack's answer to the request
 	// (flush is a packet of "" with flush true); nil keeps the bytes.
 	resp func(pkt string, flush bool) []pktOut
+	// report replaces the report of a push (see serveReceive).
+	report func(real []string, emit func(line string))
 }
 
 // pktOut is one packet the server sends.
@@ -70,6 +72,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 	defer c.Close()
 	in := bufio.NewReader(c)
 	req, _, err := readPkt(in)
+	if err == nil && strings.HasPrefix(req, "git-receive-pack ") {
+		d.serveReceive(c, in)
+		return
+	}
 	if err != nil || !strings.HasPrefix(req, "git-upload-pack ") {
 		return
 	}

@@ -21,15 +21,24 @@ import (
 // each ref to the sink as it arrives, and gives go-git an advertisement of
 // the first ref alone with the capabilities and shallow lines — all that
 // the fetch that follows needs from it.
+//
+// It also hands the response to a push (POST …/git-receive-pack) to report
+// while sendPack has set it, and gives go-git an empty response, which it
+// takes for no report at all: go-git keeps every line of a report.
 type advertTap struct {
-	next http.RoundTripper
-	sink refSink // for the next advertisement only
-	used bool    // the sink took an advertisement
+	next   http.RoundTripper
+	sink   refSink               // for the next advertisement only
+	used   bool                  // the sink took an advertisement
+	report func(io.Reader) error // reads a push's report (side-band and all)
 }
 
 // RoundTrip passes every request on, and taps the one list waits for.
 func (t *advertTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
+	if err == nil && t.report != nil && req.Method == http.MethodPost && resp.StatusCode == http.StatusOK &&
+		strings.HasSuffix(req.URL.Path, "/git-receive-pack") {
+		return t.tapReport(resp)
+	}
 	if err != nil || t.sink == nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
 		!strings.HasSuffix(req.URL.Path, "/info/refs") || req.URL.Query().Get("service") != "git-upload-pack" ||
 		resp.Header.Get("Content-Type") != "application/x-git-upload-pack-advertisement" {
@@ -108,4 +117,16 @@ func pktReader(payload []byte) io.Reader {
 	var b bytes.Buffer
 	pktline.NewEncoder(&b).Encode(payload)
 	return &b
+}
+
+// tapReport hands the response to a push to report and gives go-git an
+// empty one in its place; a report that could not be read is report's to
+// tell (sendPack asks it).
+func (t *advertTap) tapReport(resp *http.Response) (*http.Response, error) {
+	t.report(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(nil))
+	resp.ContentLength = 0
+	resp.Header.Del("Content-Length")
+	return resp, nil
 }
