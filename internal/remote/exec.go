@@ -211,7 +211,8 @@ func (s *execSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 
 // Close ends the command: a flush when no request was sent (upload-pack
 // then exits), then the end of its input; a command that does not exit
-// within 10 seconds is killed. A non-zero exit is an error.
+// within 10 seconds is killed (within killDelay once the helper's context
+// has ended: see command). A non-zero exit is an error.
 func (s *execSession) Close() error {
 	if !s.used && s.adv != nil {
 		s.stdin.Write(pktline.FlushPkt)
@@ -234,6 +235,9 @@ func (s *execSession) wait() error {
 		case <-time.After(10 * time.Second):
 			s.cmd.Process.Kill()
 			s.waitErr = <-done
+		}
+		if errors.Is(s.waitErr, exec.ErrWaitDelay) {
+			s.waitErr = nil // it exited 0; something it started keeps its stderr
 		}
 		if s.waitErr != nil {
 			if msg := s.stderr.lastLine(); msg != "" {

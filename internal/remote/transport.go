@@ -42,11 +42,11 @@ func (h *helper) transport() (transport.Transport, error) {
 		// client's policy (http.followRedirects) decides.
 		h.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
 	case "ssh":
-		h.tr = newSSH(cfg, h.env.Getenv)
+		h.tr = newSSH(h.ctx, cfg, h.env.Getenv)
 	case "git":
 		h.tr = newDaemon(h.ctx)
 	default:
-		h.tr = newLocal()
+		h.tr = newLocal(h.ctx)
 	}
 	return h.tr, nil
 }
