@@ -126,19 +126,15 @@ func temps(t *testing.T, gitDir string) []string {
 // Within 5 seconds every process git had started below it — the helper,
 // git upload-pack and its pack-objects hook, ssh — must be gone, with no
 // temporary file left in the repository, its refs as they were and fsck
-// clean. A pack kept as a pack (fetch.unpackLimit=1) is one row.
+// clean. A pack kept as a pack (fetch.unpackLimit=1) is a row, and so is
+// a clone killed in the same way.
 func TestRemoteDiesWithGit(t *testing.T) {
-	for _, tc := range []struct {
-		kind, kill string
-		keep       bool
-	}{
-		{"file", "git", false}, {"file", "git", true}, {"git", "git", false}, {"ssh", "git", false}, {"sshd", "git", false},
-		{"file", "helper", false}, {"ssh", "helper", false}, {"sshd", "helper", false}, {"file", "parent", false},
+	for _, tc := range []struct{ kind, kill, mode string }{
+		{"file", "git", ""}, {"file", "git", "kept-pack"}, {"file", "git", "clone"}, {"git", "git", ""},
+		{"ssh", "git", ""}, {"ssh", "git", "clone"}, {"sshd", "git", ""},
+		{"file", "helper", ""}, {"ssh", "helper", ""}, {"sshd", "helper", ""}, {"file", "parent", ""},
 	} {
-		name := tc.kind + "-kill-" + tc.kill
-		if tc.keep {
-			name += "-kept-pack"
-		}
+		name := strings.TrimSuffix(tc.kind+"-kill-"+tc.kill+"-"+tc.mode, "-")
 		t.Run(name, func(t *testing.T) {
 			env := env(t)
 			base := t.TempDir()
@@ -147,19 +143,29 @@ func TestRemoteDiesWithGit(t *testing.T) {
 			env = append(env, "GIT_CONFIG_GLOBAL="+st.global)
 			url := killUpstream(t, &env, tc.kind, base, dir, st)
 			ours := filepath.Join(base, "ours")
-			c, _ := durable(t, env, "", "clone", "-q", "durable::"+url, ours)
-			mustRun(t, c, "clone")
-			if tc.keep {
-				gittest.Git(t, env, ours, "config", "fetch.unpackLimit", "1")
+			var before string
+			if tc.mode != "clone" {
+				c, _ := durable(t, env, "", "clone", "-q", "durable::"+url, ours)
+				mustRun(t, c, "clone")
+				if tc.mode == "kept-pack" {
+					gittest.Git(t, env, ours, "config", "fetch.unpackLimit", "1")
+				}
 			}
 			bigCommit(t, env, dir)
-			before := refs(t, env, ours)
 			if err := os.WriteFile(st.armed, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			killMidStall(t, env, ours, st, tc.kill)
+			if tc.mode == "clone" {
+				killMidStall(t, env, base, filepath.Join(ours, ".git"), st, tc.kill, "clone", "-q", "durable::"+url, ours)
+			} else {
+				before = refs(t, env, ours)
+				killMidStall(t, env, ours, filepath.Join(ours, ".git"), st, tc.kill, "fetch", "-q")
+			}
 			if tmp := temps(t, filepath.Join(ours, ".git")); len(tmp) > 0 {
 				t.Errorf("temporary files left: %v", tmp)
+			}
+			if tc.mode == "clone" {
+				return // git's own cleanup did not run: what is left is a repository with no refs
 			}
 			if got := refs(t, env, ours); got != before {
 				t.Errorf("refs changed:\n%s\nnow:\n%s", before, got)
@@ -195,20 +201,20 @@ func killUpstream(t *testing.T, env *[]string, kind, base, dir string, st stall)
 	return "file://" + dir
 }
 
-// killMidStall runs git fetch in repo until upload-pack has stalled and
-// the helper has a temporary file open, kills what kill names — "git"
-// (SIGKILL to git's pid alone), "parent" (SIGKILL to the git that runs the
-// helper) or "helper" (SIGTERM) — and fails unless git and every process
-// below it have ended within 5 seconds.
-func killMidStall(t *testing.T, env []string, repo string, st stall, kill string) {
+// killMidStall runs git with args in dir until upload-pack has stalled
+// and the helper has a temporary file open in gitDir, kills what kill
+// names — "git" (SIGKILL to git's pid alone), "parent" (SIGKILL to the git
+// that runs the helper) or "helper" (SIGTERM) — and fails unless git and
+// every process below it have ended within 5 seconds.
+func killMidStall(t *testing.T, env []string, dir, gitDir string, st stall, kill string, args ...string) {
 	t.Helper()
 	log, err := os.Create(filepath.Join(t.TempDir(), "fetch.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	cmd := exec.Command("git", "fetch", "-q")
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = repo, env, log, log
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -226,10 +232,10 @@ func killMidStall(t *testing.T, env []string, repo string, st stall, kill string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		select {
 		case <-exited:
-			t.Fatalf("git fetch ended before the stall:\n%s", shown())
+			t.Fatalf("git %s ended before the stall:\n%s", args[0], shown())
 		default:
 		}
-		if _, err := os.Stat(st.stalled); err == nil && len(temps(t, filepath.Join(repo, ".git"))) > 0 {
+		if _, err := os.Stat(st.stalled); err == nil && len(temps(t, gitDir)) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -277,7 +283,7 @@ func killMidStall(t *testing.T, env []string, repo string, st stall, kill string
 		default:
 		}
 		if time.Since(killed) > 5*time.Second {
-			t.Fatalf("5 s after the kill, still running: %v (git fetch ended: %v)\n%s", left, cmd.ProcessState != nil, shown())
+			t.Fatalf("5 s after the kill, still running: %v (git ended: %v)\n%s", left, cmd.ProcessState != nil, shown())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
