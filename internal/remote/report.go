@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 )
 
@@ -65,12 +64,11 @@ func (r *report) decodeFrom(in io.Reader) error {
 	var buf []byte
 	next := func() ([]byte, error) {
 		pkt, err := readPkt(br, &buf)
-		var el *pktline.ErrorLine
-		switch {
-		case errors.As(err, &el):
-			return nil, err
-		case err != nil:
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("the remote end hung up unexpectedly")
+		}
+		if err != nil {
+			return nil, err // an ERR line, the side-band's error channel, a bad length
 		}
 		return bytes.TrimSuffix(pkt, []byte("\n")), nil
 	}

@@ -3,10 +3,13 @@ package remote
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 )
 
 // pkts encodes lines as pkt-lines; "" is a flush.
@@ -56,6 +59,7 @@ func TestReportDecode(t *testing.T) {
 		{"hung up", pkts("unpack ok", "ok refs/heads/main"), "the remote end hung up unexpectedly", ""},
 		{"cut in a line", pkts("unpack ok")[:8], "the remote end hung up unexpectedly", ""},
 		{"an ERR line", pkts("unpack ok", "ERR no more"), "remote error: no more", ""},
+		{"a bad length", pkts("unpack ok") + "00zz", `bad pkt-line length "00zz"`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var warn strings.Builder
@@ -110,5 +114,34 @@ func TestRejection(t *testing.T) {
 		if got := rejection(in); got != want {
 			t.Errorf("rejection(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestReportSideband reads a report out of side-band-64k, progress to
+// req.Progress, and takes an error on channel 3 for the upstream's.
+func TestReportSideband(t *testing.T) {
+	req := packp.NewReferenceUpdateRequest()
+	req.Capabilities.Set(capability.Sideband64k)
+	var progress strings.Builder
+	req.Progress = &progress
+	inner := pkts("unpack ok", "ng refs/heads/main hook declined", "")
+	band := func(b byte, s string) string { return fmt.Sprintf("%04x%c%s", len(s)+5, b, s) }
+	for _, tc := range []struct{ name, in, want string }{
+		{"report", band(2, "resolving\n") + band(1, inner[:10]) + band(1, inner[10:]) + "0000", "refs/heads/main ng hook declined"},
+		{"channel 3", band(1, inner[:14]) + band(3, "out of disk"), "remote error: out of disk"},
+	} {
+		r := newReport([]string{"refs/heads/main"}, nil, io.Discard)
+		got := ""
+		if err := r.decode(demux(strings.NewReader(tc.in), req)); err != nil {
+			got = describe(err, "")
+		} else if st := r.statuses["refs/heads/main"]; !st.ok {
+			got = "refs/heads/main ng " + st.reason
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if progress.String() != "resolving\n" {
+		t.Errorf("progress %q", progress.String())
 	}
 }
