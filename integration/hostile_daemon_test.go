@@ -44,6 +44,8 @@ type lie struct {
 	// resp rewrites each packet of upload-pack's answer to the request
 	// (flush is a packet of "" with flush true); nil keeps the bytes.
 	resp func(pkt string, flush bool) []pktOut
+	// report replaces the report of a push (see serveReceive).
+	report func(real []string, emit func(line string))
 }
 
 // pktOut is one packet the server sends.
@@ -89,6 +91,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 	d.mu.Lock()
 	d.reqs = append(d.reqs, req)
 	d.mu.Unlock()
+	if strings.HasPrefix(req, "git-receive-pack ") {
+		d.serveReceive(c, in)
+		return
+	}
 	if !strings.HasPrefix(req, "git-upload-pack ") {
 		return
 	}

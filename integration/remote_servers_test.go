@@ -152,10 +152,12 @@ func requireHeader(name, value string, next http.Handler) http.Handler {
 
 // fakeSSH writes a GIT_SSH_COMMAND that runs the remote command locally,
 // as git's own test suite does, and logs its arguments to <dir>/ssh.log.
+// The remote command replaces the script's process, as ssh is one process
+// for as long as the remote command runs.
 func fakeSSH(t *testing.T, dir string) string {
 	t.Helper()
 	path := filepath.Join(dir, "fake-ssh")
-	script := "#!/bin/sh\necho \"$@\" >>" + filepath.Join(dir, "ssh.log") + "\nfor a; do last=$a; done\nexec sh -c \"$last\"\n"
+	script := "#!/bin/sh\necho \"$@\" >>" + filepath.Join(dir, "ssh.log") + "\nfor a; do last=$a; done\neval \"exec $last\"\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

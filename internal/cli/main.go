@@ -18,9 +18,22 @@ type Command func(ctx context.Context, args []string, env Env) error
 // Main runs a command as a program: SIGINT and SIGTERM cancel its context,
 // the standard streams and the environment are its Env, and its error
 // becomes git's message and exit code. It does not return.
-func Main(run Command) {
+func Main(run Command) { runMain(run, false) }
+
+// HelperMain is Main for a program that git starts and whose work is of no
+// use once git is gone — a remote helper: its context also ends, as on
+// SIGTERM, when its parent process exits (see watchParent).
+func HelperMain(run Command) { runMain(run, true) }
+
+func runMain(run Command, child bool) {
 	limitMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if child {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		watchParent(cancel)
+	}
 	err := run(ctx, os.Args[1:], Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),

@@ -51,6 +51,7 @@ type helper struct {
 	local  *repo.Repo  // the repository, once needed
 	up     *upload     // the upload-pack session list opened
 	rp     *receive    // the receive-pack session list for-push opened
+	hup    *hangup     // stops the helper when git goes away mid-command
 	totals batch.Stats // over every fetch batch
 	batchN int         // fetch batches received
 }
@@ -64,9 +65,11 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	// go-git drops thin-pack and multi_ack_detailed from every
 	// advertisement unless told they are supported.
 	transport.UnsupportedCapabilities = nil
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	red := &redactor{}
 	h := &helper{
-		ctx: ctx, env: env, opts: opts, red: red,
+		ctx: ctx, env: env, opts: opts, red: red, hup: newHangup(env.Stdin, cancel),
 		in:   bufio.NewReaderSize(env.Stdin, maxLine),
 		out:  env.Stdout,
 		errw: &scrubWriter{w: env.Stderr, r: red},
@@ -88,10 +91,15 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if err == nil {
 		err = h.loop()
 	}
+	h.hup.close()
 	h.close()
 	h.writeTrace2()
 	if err == nil {
 		return nil
+	}
+	if context.Cause(h.ctx) == errGitGone {
+		fmt.Fprintf(h.errw, "fatal: %s\n", errGitGone)
+		return &cli.ExitError{Code: 128}
 	}
 	if h.ctx.Err() != nil {
 		// Interrupted: whatever failed (a read from a connection the
@@ -178,16 +186,16 @@ func (h *helper) loop() (err error) {
 		case strings.HasPrefix(line, "option "):
 			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
 		case line == "list" || line == "list for-push":
-			err = h.list(line == "list for-push")
+			err = h.answer(func() error { return h.list(line == "list for-push") })
 		case strings.HasPrefix(line, "fetch "):
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
-				err = h.fetch(cmds)
+				err = h.answer(func() error { return h.fetch(cmds) })
 			}
 		case strings.HasPrefix(line, "push "):
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
-				err = h.push(cmds)
+				err = h.answer(func() error { return h.push(cmds) })
 			}
 		default:
 			return fmt.Errorf("unknown command '%s' from git", line)
@@ -196,6 +204,14 @@ func (h *helper) loop() (err error) {
 			return err
 		}
 	}
+}
+
+// answer runs a command that was read whole, while git waits for its
+// answer (see hangup).
+func (h *helper) answer(run func() error) error {
+	h.hup.answering(h.in.Buffered() > 0)
+	defer h.hup.answered()
+	return run()
 }
 
 // readLine reads one line of the dialogue, without its newline.

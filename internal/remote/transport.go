@@ -42,7 +42,7 @@ func (h *helper) transport() (transport.Transport, error) {
 		// client's policy (http.followRedirects) decides.
 		h.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
 	case "ssh":
-		h.tr = newSSH(cfg, h.env.Getenv)
+		h.tr = newSSH(h.ctx, cfg, h.env.Getenv)
 	case "git":
 		host, path, err := daemonTarget(h.addr)
 		if err != nil {
@@ -50,7 +50,7 @@ func (h *helper) transport() (transport.Transport, error) {
 		}
 		h.tr = newDaemon(h.ctx, host, path)
 	default:
-		h.tr = newLocal()
+		h.tr = newLocal(h.ctx)
 	}
 	return h.tr, nil
 }
