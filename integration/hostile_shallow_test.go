@@ -34,7 +34,8 @@ func shallowOf(t *testing.T, dir string) string {
 
 // TestHostileShallowLines: an upstream advertises "shallow X" for an X it
 // never sends. git keeps only the advertised commits that exist after the
-// pack (fetch-pack.c update_shallow): on a clone all of those, on a fetch
+// pack (fetch-pack.c update_shallow), and none when it deepens (the
+// answer's shallow lines then): on a clone all of those, on a fetch
 // with --update-shallow those the new refs reach, on any other fetch none,
 // where git rejects the refs that reach one. Through the helper, the same
 // $GIT_DIR/shallow as plain git's on the same server for clone, --bare and
@@ -86,6 +87,19 @@ func TestHostileShallowLines(t *testing.T) {
 			})
 		}
 	}
+
+	t.Run("clone --depth 1", func(t *testing.T) {
+		d := startHostile(t, env, up, lie{adv: advertiseShallow(never, mid)})
+		var got [2]string
+		for i, side := range hostileSides {
+			dst := filepath.Join(t.TempDir(), "c")
+			mustRun(t, gittest.Exec(t, env, base, nil, "git", "clone", "--bare", "--depth", "1", side.prefix+d.url, dst), side.name+" clone")
+			got[i] = shallowOf(t, dst)
+		}
+		if want := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main")); got[0] != want || got[1] != want {
+			t.Errorf("shallow: git %q, ours %q; want the answer's %s alone", got[0], got[1], want)
+		}
+	})
 
 	d := startHostile(t, env, up, lie{adv: advertiseShallow(never, mid, old)})
 	mainOf := func(dir string) string {
