@@ -74,7 +74,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 		id, _ := object.IDFromBytes(w[:])
 		ids = append(ids, id)
 	}
-	rcv.connected = cl.connected(t.Store, ids)
+	rcv.connected = cl.connected(ids)
 	return rcv, nil
 }
 
