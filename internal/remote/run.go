@@ -53,6 +53,7 @@ type helper struct {
 	rp     *receive    // the receive-pack session list for-push opened
 	totals batch.Stats // over every fetch batch
 	batchN int         // fetch batches received
+	warned bool        // the settings' warnings were printed
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
