@@ -11,7 +11,7 @@ all: build
 build: $(CMDS)
 
 $(BIN)/git-unpack-durable: FORCE
-	$(GO) build -o $@ ./cmd/unpack
+	$(GO) build -o $@ ./cmd/git-unpack-durable
 
 $(BIN)/git-remote-durable: FORCE
 	$(GO) build -o $@ ./cmd/git-remote-durable
