@@ -1,10 +1,15 @@
 # git-durable — durable git object writes.
 PREFIX ?= /usr/local
 GO     ?= go
+# git runs "git unpack-durable" and the helper of durable:: URLs from its
+# exec-path before PATH: make install links both there, so that they work
+# wherever git runs — cron too, whose PATH=/usr/bin:/bin lacks
+# /usr/local/bin. GITEXECDIR= (empty) installs without the links.
+GITEXECDIR ?= $(shell git --exec-path 2>/dev/null)
 BIN    := bin
 CMDS   := $(BIN)/git-unpack-durable $(BIN)/git-remote-durable
 
-.PHONY: all build test vet fuzz bench install demo clean
+.PHONY: all build test vet fuzz bench install uninstall demo clean
 
 all: build
 
@@ -53,6 +58,18 @@ bench: build
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+ifneq ($(GITEXECDIR),)
+	install -d $(DESTDIR)$(GITEXECDIR)
+	for c in $(notdir $(CMDS)); do ln -sf $(abspath $(PREFIX))/bin/$$c $(DESTDIR)$(GITEXECDIR)/$$c || exit 1; done
+endif
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(CMDS)))
+ifneq ($(GITEXECDIR),)
+	for c in $(notdir $(CMDS)); do \
+		if [ -L $(DESTDIR)$(GITEXECDIR)/$$c ]; then rm -f $(DESTDIR)$(GITEXECDIR)/$$c; fi; \
+	done
+endif
 
 demo: build
 	@scripts/demo.sh
