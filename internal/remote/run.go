@@ -102,7 +102,7 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	for _, l := range strictLines(err) {
+	for _, l := range errorLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", printable(l))
 	}
 	fmt.Fprintf(h.errw, "fatal: %s\n", printable(oneLine(h.describe(err))))

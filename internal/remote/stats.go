@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/unpack"
 )
 
 // StatsEnv names the environment variable that, set to an absolute path,
@@ -33,7 +34,15 @@ func (h *helper) account(stats target.Stats, err error) {
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats}
-	if err != nil {
+	switch {
+	case err != nil && h.ctx.Err() != nil:
+		// Whatever failed (a read from a connection the signal closed)
+		// failed because of the interrupt.
+		bs.Error = "interrupted"
+	case err != nil && unpack.Local(err): // the error() lines too, on the same line
+		lines, _ := unpack.Describe(err)
+		bs.Error = h.red.scrub(joinText(lines))
+	case err != nil:
 		bs.Error = h.describe(&packError{err: err})
 	}
 	if h.set.verbosity >= 2 {
