@@ -14,6 +14,7 @@ import (
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
@@ -101,6 +102,11 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if h.local != nil {
+		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
+			fmt.Fprintf(h.errw, "hint: %s\n", hint)
+		}
 	}
 	for _, l := range errorLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", printable(l))

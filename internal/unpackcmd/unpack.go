@@ -153,6 +153,9 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 		fmt.Fprintf(env.Stderr, "%s\n", line)
 	}
 	if err != nil {
+		if h := target.NoSpaceHint(err, t.Repo.ObjectDir); h != "" {
+			fmt.Fprintf(env.Stderr, "hint: %s\n", h)
+		}
 		return report(err, env.Stderr)
 	}
 	if res.Pack != "" { // as git index-pack --stdin reports a pack it kept
