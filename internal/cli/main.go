@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -17,8 +18,13 @@ type Command func(ctx context.Context, args []string, env Env) error
 
 // Main runs a command as a program: SIGINT and SIGTERM cancel its context,
 // the standard streams and the environment are its Env, and its error
-// becomes git's message and exit code. It does not return.
+// becomes git's message and exit code. A lone --version prints Version
+// instead. It does not return.
 func Main(run Command) {
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		fmt.Println(Version(os.Args[0]))
+		os.Exit(0)
+	}
 	limitMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], Env{

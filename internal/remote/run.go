@@ -100,7 +100,8 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		// cancellation closed, say) failed because of it.
 		return h.ctx.Err()
 	}
-	if errors.Is(err, context.Canceled) {
+	var ue *cli.UsageError
+	if errors.Is(err, context.Canceled) || errors.As(err, &ue) {
 		return err
 	}
 	if h.local != nil {
@@ -115,8 +116,17 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	return &cli.ExitError{Code: 128}
 }
 
+// usage is what -h prints after "usage: ".
+const usage = `git-remote-durable <remote> [<url>]
+
+git runs it for the URLs durable::<url> and durable://<host>/<path>, which
+fetch through it and write every object durably. See git-remote-durable(1).`
+
 // start reads the address from the arguments.
 func (h *helper) start(args []string) error {
+	if len(args) == 1 && args[0] == "-h" {
+		return &cli.UsageError{Usage: usage}
+	}
 	switch len(args) {
 	case 2:
 		h.addr = args[1]

@@ -20,7 +20,27 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--keep[=<msg>]] [--unpack-limit=<n>] [--stats]"
+// unpackUsage is what -h and a bad option print after "usage: ", in the
+// layout of git's parse-options.
+const unpackUsage = `git unpack-durable [-n] [-q] [-r] [--strict[=<msg-id>=<severity>,...]]
+                          [--max-input-size=<n>] [--pack_header=<version>,<count>]
+                          [--keep[=<msg>]] [--unpack-limit=<n>] [--stats] < <pack>
+
+    -n                    check the pack and write nothing (dry run)
+    -q                    do not show progress
+    -r                    recover: skip corrupt objects and go on
+    --strict[=<msg-id>=<severity>,...]
+                          check every object as git fsck does before it is written
+    --max-input-size=<n>  die if the pack is larger than <n> bytes
+    --pack_header=<version>,<count>
+                          the pack's 12-byte header was read already
+    --keep[=<msg>]        keep the pack (.pack, .idx, .rev, and a .keep with <msg>)
+    --unpack-limit=<n>    keep the pack only if it has at least <n> objects
+    --stats               print one line of statistics (JSON) on stderr
+    --version             print the version and exit
+
+Objects are synced as core.fsync and core.fsyncMethod say (batch when
+none of the fsync settings is set). See git-unpack-durable(1).`
 
 // unpackArgs are the parsed arguments of git-unpack-durable.
 type unpackArgs struct {
@@ -75,7 +95,7 @@ func parseUnpackArgs(args []string) (*unpackArgs, error) {
 		case strings.HasPrefix(arg, "--max-input-size="):
 			a.maxInputSize = leadingUint(strings.TrimPrefix(arg, "--max-input-size="))
 		case arg == "-h" || arg == "--help-all":
-			return nil, &cli.UsageError{Usage: unpackUsage, Help: true}
+			return nil, &cli.UsageError{Usage: unpackUsage}
 		default:
 			return nil, &cli.UsageError{Usage: unpackUsage}
 		}
