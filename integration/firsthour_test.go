@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,55 @@ func TestInstallDoesNotRebuild(t *testing.T) {
 	}
 	if out, err := makeInstall(t, t.TempDir(), bin, "GO=false"); err == nil {
 		t.Fatalf("make install with binaries older than the sources did not rebuild them:\n%s", out)
+	}
+}
+
+// secondsField is how "seconds" must look in a statistics line: to the
+// millisecond, not 16 digits.
+var secondsField = regexp.MustCompile(`"seconds":[0-9]+(\.[0-9]{1,3})?[,}]`)
+
+// TestStatsLines checks the statistics both binaries write: seconds to
+// the millisecond; a failed --keep reports nothing written (the pack was
+// thrown away); a relative GIT_REMOTE_DURABLE_STATS is not silently
+// ignored but warned about, once, and nothing is written anywhere.
+func TestStatsLines(t *testing.T) {
+	env := env(t)
+	src := gittest.Init(t, env, true, "")
+	gittest.History(t, env, src, 6, 5)
+	pack := packOf(t, env, src, "main\n", "--revs")
+
+	c := gittest.Exec(t, env, gittest.Init(t, env, true, ""), pack, "git", "unpack-durable", "--stats")
+	if c.Code != 0 || !secondsField.Match(c.Stderr) {
+		t.Errorf("unpack-durable --stats: exit %d\n%s", c.Code, c.Stderr)
+	}
+
+	// The pack without its last byte: every object is read (and would go
+	// into the kept pack) before the trailer fails.
+	repo := gittest.Init(t, env, true, "")
+	c = gittest.Exec(t, env, repo, pack[:len(pack)-1], "git", "unpack-durable", "--keep", "--stats")
+	if st := statsLine(t, c.Stderr); c.Code != 128 || st["written"] != 0.0 || st["pack"] != nil {
+		t.Errorf("failed --keep: exit %d, stats %v; want 128 and nothing written", c.Code, st)
+	}
+	if packs, _ := filepath.Glob(filepath.Join(repo, "objects", "pack", "*")); len(packs) != 0 {
+		t.Errorf("files left by the failed --keep: %v", packs)
+	}
+
+	work := t.TempDir()
+	stats := filepath.Join(work, "stats")
+	c = gittest.Exec(t, append(env, "GIT_REMOTE_DURABLE_STATS="+stats), work, nil, "git", "clone", "-q", "durable::"+src, "a")
+	mustRun(t, c, "clone")
+	if line, err := os.ReadFile(stats); err != nil || !secondsField.Match(line) {
+		t.Errorf("stats file: %v\n%s", err, line)
+	}
+	c = gittest.Exec(t, append(env, "GIT_REMOTE_DURABLE_STATS=stats.jsonl"), work, nil, "git", "clone", "-q", "durable::"+src, "b")
+	mustRun(t, c, "clone with a relative GIT_REMOTE_DURABLE_STATS")
+	want := "warning: GIT_REMOTE_DURABLE_STATS='stats.jsonl' is ignored: set it to an absolute path"
+	if n := strings.Count(string(c.Stderr), want); n != 1 {
+		t.Errorf("%d warnings %q:\n%s", n, want, c.Stderr)
+	}
+	for _, dir := range []string{work, filepath.Join(work, "b"), filepath.Join(work, "b", ".git")} {
+		if _, err := os.Stat(filepath.Join(dir, "stats.jsonl")); err == nil {
+			t.Errorf("a relative GIT_REMOTE_DURABLE_STATS wrote %s", filepath.Join(dir, "stats.jsonl"))
+		}
 	}
 }

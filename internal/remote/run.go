@@ -88,6 +88,7 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	}
 	err := h.start(args)
 	if err == nil {
+		h.checkStatsPath()
 		err = h.loop()
 	}
 	h.close()

@@ -66,6 +66,15 @@ func (h *helper) account(stats target.Stats, err error) {
 	f.Write(append(line, '\n'))
 }
 
+// checkStatsPath warns, once a session, that StatsEnv is set to a path
+// that is not absolute: it is ignored, as git ignores a relative
+// GIT_TRACE, since the helper does not run where git was started.
+func (h *helper) checkStatsPath() {
+	if path := h.env.Getenv(StatsEnv); path != "" && !filepath.IsAbs(path) {
+		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", StatsEnv, path)
+	}
+}
+
 // writeTrace2 appends git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {

@@ -8,6 +8,7 @@ package target
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -130,7 +131,7 @@ func (t *Target) Stats(res unpack.Result) Stats {
 		st.Reason = t.Settings.Unsynced
 	}
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: time.Since(t.start).Seconds(), Pack: res.Pack, Stats: st}
+		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack, Stats: st}
 }
 
 // Close closes the store.
@@ -145,7 +146,7 @@ type Stats struct {
 	Written  int     `json:"written"`
 	Existing int     `json:"existing"`
 	Repaired int64   `json:"repaired"`
-	Seconds  float64 `json:"seconds"`
+	Seconds  float64 `json:"seconds"`        // to the millisecond
 	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
 	batch.Stats
 }

@@ -143,12 +143,18 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	err := u.finish(trailerErr)
 	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Kept: pd != nil}
+	if ld != nil {
+		res.Written -= ld.lost
+	}
 	if pd != nil && err == nil {
 		var sum []byte
 		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
 		res.Pack = hex.EncodeToString(sum)
 	} else if pd != nil {
 		pd.discard()
+	}
+	if pd != nil && err != nil {
+		res.Written = 0 // they were in the pack, which is gone
 	}
 	u.unreserve()
 	if endErr := u.tx.End(); err == nil {
