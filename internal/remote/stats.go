@@ -75,10 +75,8 @@ func (h *helper) checkStatsPath() {
 	}
 }
 
-// writeTrace2 appends git's trace2 fsync counters for the whole session to
+// writeTrace2 writes git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
-	if t := h.env.Getenv("GIT_TRACE2_EVENT"); t != "" {
-		target.WriteTrace2(t, h.errw, h.totals)
-	}
+	target.WriteTrace2(h.env.Getenv, h.errw, h.totals)
 }

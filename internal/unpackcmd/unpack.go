@@ -166,7 +166,7 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 	}
 	st := t.Stats(res)
 	if err == nil || a.stats {
-		target.WriteTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st.Stats)
+		target.WriteTrace2(env.Getenv, env.Stderr, st.Stats)
 	}
 	if a.stats {
 		line, _ := json.Marshal(st)
