@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +166,44 @@ func TestStatsLines(t *testing.T) {
 			t.Errorf("a relative GIT_REMOTE_DURABLE_STATS wrote %s", filepath.Join(dir, "stats.jsonl"))
 		}
 	}
+}
+
+// TestGoLine: go.mod's go line asks for no newer Go than the dependencies
+// force on every build (go-git, x/sys: 1.26.0). A patch release there
+// (it said 1.26.8, the machine's) makes a user of go1.26.0 download a
+// toolchain or, with GOTOOLCHAIN=local, fail with "go.mod requires go >=
+// 1.26.8"; patch releases add neither language features nor API, and go
+// vet (stdversion) checks the line against the API the code uses.
+func TestGoLine(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: ", err)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{if .Main}}main {{end}}{{.GoVersion}}", "all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var main, deps string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if v, ok := strings.CutPrefix(l, "main "); ok {
+			main = v
+		} else if l != "" && versionLess(deps, l) {
+			deps = l
+		}
+	}
+	if main != deps {
+		t.Errorf("go.mod says go %s; the dependencies need go %s", main, deps)
+	}
+}
+
+// versionLess compares Go versions "1.26" < "1.26.0" < "1.26.8".
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		x, _ := strconv.Atoi(pa[i])
+		y, _ := strconv.Atoi(pb[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(pa) < len(pb)
 }
