@@ -80,7 +80,7 @@ ifneq ($(GITEXECDIR),)
 endif
 
 demo: build
-	@scripts/demo.sh
+	@BIN='$(abspath $(BIN))' scripts/demo.sh
 
 clean:
 	rm -rf $(BIN)
