@@ -205,6 +205,9 @@ func TestInterruptNotBlamedOnUpstream(t *testing.T) {
 	if s := readStats(t, stats); len(s) != 1 || s[0].Error != "interrupted" {
 		t.Errorf("stats of the interrupted batch: %+v, want the error \"interrupted\"", s)
 	}
+	if left := tempFiles(t, filepath.Join(ours, ".git")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }
 
 // bigCommit adds a commit of n incompressible files of size bytes to the

@@ -146,7 +146,7 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 		return err
 	}
 	defer t.Close()
-	in := env.Stdin
+	in := cli.Interruptible(ctx, env.Stdin)
 	if a.header != nil {
 		in = io.MultiReader(bytes.NewReader(a.header), in)
 	}
