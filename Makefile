@@ -1,22 +1,34 @@
 # git-durable — durable git object writes.
 PREFIX ?= /usr/local
 GO     ?= go
+# git runs "git unpack-durable" and the helper of durable:: URLs from its
+# exec-path before PATH: make install links both there, so that they work
+# wherever git runs — cron too, whose PATH=/usr/bin:/bin lacks
+# /usr/local/bin. GITEXECDIR= (empty) installs without the links.
+GITEXECDIR ?= $(shell git --exec-path 2>/dev/null)
 BIN    := bin
 CMDS   := $(BIN)/git-unpack-durable $(BIN)/git-remote-durable
+MANDIR ?= $(PREFIX)/share/man
+MANS   := docs/git-unpack-durable.1 docs/git-remote-durable.1
+# --version says it (a go install of a tagged module knows its own).
+VERSION ?= $(shell git describe --tags --always 2>/dev/null)
+LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/internal/cli.version=$(VERSION)")
+# What the binaries are built from: they are rebuilt only when one of these
+# changed, so that "sudo make install" after "make" needs no Go in root's
+# PATH.
+SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fuzz bench install demo clean
+.PHONY: all build test vet fuzz bench install uninstall demo clean
 
 all: build
 
 build: $(CMDS)
 
-$(BIN)/git-unpack-durable: FORCE
-	$(GO) build -o $@ ./cmd/unpack
+$(BIN)/git-unpack-durable: $(SOURCES)
+	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-unpack-durable
 
-$(BIN)/git-remote-durable: FORCE
-	$(GO) build -o $@ ./cmd/git-remote-durable
-
-FORCE:
+$(BIN)/git-remote-durable: $(SOURCES)
+	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-remote-durable
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
@@ -51,11 +63,24 @@ bench: build
 	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
+ifneq ($(GITEXECDIR),)
+	install -d $(DESTDIR)$(GITEXECDIR)
+	for c in $(notdir $(CMDS)); do ln -sf $(abspath $(PREFIX))/bin/$$c $(DESTDIR)$(GITEXECDIR)/$$c || exit 1; done
+endif
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(CMDS))) $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANS)))
+ifneq ($(GITEXECDIR),)
+	for c in $(notdir $(CMDS)); do \
+		if [ -L $(DESTDIR)$(GITEXECDIR)/$$c ]; then rm -f $(DESTDIR)$(GITEXECDIR)/$$c; fi; \
+	done
+endif
 
 demo: build
-	@scripts/demo.sh
+	@BIN='$(abspath $(BIN))' scripts/demo.sh
 
 clean:
 	rm -rf $(BIN)

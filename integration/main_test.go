@@ -32,7 +32,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	for name, pkg := range map[string]string{"git-unpack-durable": "./cmd/unpack", "git-remote-durable": "./cmd/git-remote-durable"} {
+	for name, pkg := range map[string]string{"git-unpack-durable": "./cmd/git-unpack-durable", "git-remote-durable": "./cmd/git-remote-durable"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -4,7 +4,7 @@ package integration
 
 import (
 	"fmt"
-	"math/rand/v2"
+
 	"os"
 	"os/exec"
 	"os/user"
@@ -37,23 +37,6 @@ func newStall(t *testing.T, env []string) stall {
 	}
 	gittest.Git(t, env, "", "config", "--file", s.global, "uploadpack.packObjectsHook", hook)
 	return s
-}
-
-// bigCommit commits a 24 MiB blob of random bytes on the upstream's main:
-// one entry the helper streams to a temporary file for as long as the
-// stalled upload-pack leaves it waiting.
-func bigCommit(t *testing.T, env []string, dir string) {
-	t.Helper()
-	b := make([]byte, 24<<20)
-	rand.NewChaCha8([32]byte{1}).Read(b)
-	f := filepath.Join(t.TempDir(), "big")
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	blob := strings.TrimSpace(gittest.Git(t, env, dir, "hash-object", "-w", f))
-	tree := gittest.GitIn(t, env, dir, []byte("100644 blob "+blob+"\tbig\n"), "mktree")
-	commit := gittest.GitIn(t, env, dir, nil, "commit-tree", "-p", "main", "-m", "big", strings.TrimSpace(string(tree)))
-	gittest.Git(t, env, dir, "update-ref", "refs/heads/main", strings.TrimSpace(string(commit)))
 }
 
 // descendants returns the processes under pid, with their commands.
@@ -151,7 +134,7 @@ func TestRemoteDiesWithGit(t *testing.T) {
 					gittest.Git(t, env, ours, "config", "fetch.unpackLimit", "1")
 				}
 			}
-			bigCommit(t, env, dir)
+			bigCommit(t, env, dir, 1, 24<<20) // one entry the helper streams to a temporary file while upload-pack stalls
 			if err := os.WriteFile(st.armed, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}

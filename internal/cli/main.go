@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/term"
@@ -15,9 +18,13 @@ import (
 // out.
 type Command func(ctx context.Context, args []string, env Env) error
 
-// Main runs a command as a program: SIGINT and SIGTERM cancel its context,
+// Main runs a command as a program: SIGINT, SIGTERM and SIGHUP cancel its
+// context (so that it cleans up: a terminal closed is an interrupt too),
 // the standard streams and the environment are its Env, and its error
-// becomes git's message and exit code. It does not return.
+// becomes git's message and exit code; an interrupted command exits with
+// 128 plus the signal's number, as a process the signal killed would.
+// After the first signal, the next one has its default effect. A lone
+// --version prints Version instead. It does not return.
 func Main(run Command) { runMain(run, false) }
 
 // HelperMain is Main for a program that git starts and whose work is of no
@@ -26,20 +33,38 @@ func Main(run Command) { runMain(run, false) }
 func HelperMain(run Command) { runMain(run, true) }
 
 func runMain(run Command, child bool) {
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		fmt.Println(Version(os.Args[0]))
+		os.Exit(0)
+	}
 	limitMemory()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var caught atomic.Int32
+	go func() {
+		if s, ok := <-sigs; ok {
+			if n, ok := s.(syscall.Signal); ok {
+				caught.Store(int32(n))
+			}
+			signal.Stop(sigs)
+			cancel()
+		}
+	}()
 	if child {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		watchParent(cancel)
 	}
 	err := run(ctx, os.Args[1:], Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	})
-	stop()
-	os.Exit(Exit(err, os.Stdout, os.Stderr))
+	signal.Stop(sigs)
+	code := Exit(err, os.Stdout, os.Stderr)
+	if n := caught.Load(); n != 0 && errors.Is(err, context.Canceled) {
+		code = 128 + int(n)
+	}
+	cancel()
+	os.Exit(code)
 }
 
 // baseMemoryLimit is the soft memory limit Main sets: what the pipeline

@@ -14,6 +14,7 @@ import (
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
@@ -54,6 +55,7 @@ type helper struct {
 	hup    *hangup     // stops the helper when git goes away mid-command
 	totals batch.Stats // over every fetch batch
 	batchN int         // fetch batches received
+	warned bool        // the settings' warnings were printed
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
@@ -89,6 +91,7 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	}
 	err := h.start(args)
 	if err == nil {
+		h.checkStatsPath()
 		err = h.loop()
 	}
 	h.hup.close()
@@ -106,10 +109,16 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		// cancellation closed, say) failed because of it.
 		return h.ctx.Err()
 	}
-	if errors.Is(err, context.Canceled) {
+	var ue *cli.UsageError
+	if errors.Is(err, context.Canceled) || errors.As(err, &ue) {
 		return err
 	}
-	for _, l := range strictLines(err) {
+	if h.local != nil {
+		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
+			fmt.Fprintf(h.errw, "hint: %s\n", hint)
+		}
+	}
+	for _, l := range errorLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", printable(l))
 	}
 	var ce *credentialURLError
@@ -120,8 +129,17 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	return &cli.ExitError{Code: 128}
 }
 
+// usage is what -h prints after "usage: ".
+const usage = `git-remote-durable <remote> [<url>]
+
+git runs it for the URLs durable::<url> and durable://<host>/<path>, which
+fetch through it and write every object durably. See git-remote-durable(1).`
+
 // start reads the address from the arguments.
 func (h *helper) start(args []string) error {
+	if len(args) == 1 && args[0] == "-h" {
+		return &cli.UsageError{Usage: usage}
+	}
 	switch len(args) {
 	case 2:
 		h.addr = args[1]
