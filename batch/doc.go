@@ -24,6 +24,12 @@
 // Flushing any other file would not do: ext4 and xfs commit on fsync only up
 // to the transaction that last touched the file being synced.
 //
+// On ext4 with fast commits (or where they cannot be ruled out) an fsync of
+// a regular file is a fast commit, which the kernel's recovery cannot always
+// replay; there every full flush is an fsync of a directory, a full journal
+// commit (Kind.DirCommit): the batch's one flush syncs the directory of the
+// object renamed last.
+//
 // Where the scheme is not sound (btrfs, filesystems not known to order data
 // writeout before a later journal commit, systems without writeout-only
 // sync) the batch falls back to a full flush of every object before its

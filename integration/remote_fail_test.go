@@ -200,7 +200,11 @@ func killMidFetch(t *testing.T, env []string, repo string, tp *tamper, hard bool
 	if hard {
 		sig = syscall.SIGKILL
 	}
-	if err := syscall.Kill(pid, sig); err != nil {
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Signal(sig)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,15 +64,14 @@ func startDaemon(t *testing.T, env []string, base string) int {
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		// Its own process group, so that the connections it forked end with it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		inGroup(cmd)
 		cmd.WaitDelay = time.Second
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
-		pgid := cmd.Process.Pid
-		t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); <-exited })
+		t.Cleanup(func() { killGroup(cmd); <-exited })
 		if listening(port, exited) {
 			return port
 		}

@@ -8,7 +8,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,15 +60,14 @@ func startSSHD(t *testing.T, env []string, dir string, extra ...string) (string,
 	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		t.Skip("sshd does not start: ", err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	pgid := cmd.Process.Pid
-	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); <-exited })
+	t.Cleanup(func() { killGroup(cmd); <-exited })
 	if !listening(port, exited) {
 		t.Skip("sshd does not listen: ", errb.String())
 	}

@@ -50,6 +50,12 @@ type Verdict struct {
 	// Unclean lists images that did not mount or that the filesystem
 	// checker found inconsistent.
 	Unclean []string
+	// Rescued says, for each image that did not mount, what the FS's
+	// Rescue left of it: whether it mounted then, and how many of the
+	// objects the last flush boundary before it held were lost.
+	Rescued []string
+	// Lost counts those objects over all rescued images.
+	Lost int
 }
 
 // OK reports whether the replay found nothing wrong.
@@ -62,7 +68,10 @@ func (v *Verdict) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d writes, %d flushes; %d crash images (%d durable), %d object files checked; %d broken, %d images missing objects, %d unclean",
 		v.Writes, v.Flushes, v.Images, v.Durable, v.Objects, len(v.Broken), len(v.Missing), len(v.Unclean))
-	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean} {
+	if len(v.Rescued) > 0 {
+		fmt.Fprintf(&b, "; %d objects lost after rescue", v.Lost)
+	}
+	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean, v.Rescued} {
 		for i, s := range list {
 			if i == 5 {
 				fmt.Fprintf(&b, "\n  … %d more", len(list)-i)
@@ -102,43 +111,103 @@ func (s *Scenario) Run() (*Verdict, error) {
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		return nil, err
 	}
-	err = Replay(s.Base, s.Log, s.Log.Points(opts), image, func(p Point) error {
-		v.Images++
-		if err := s.FS.repair(image); err != nil {
-			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
-			return nil
-		}
-		m, err := MountFile(s.FS, image, mnt)
-		if err != nil {
-			v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
-			return nil
-		}
-		objs, err := CheckObjects(filepath.Join(mnt, s.ObjectDir), s.Format)
-		if uerr := m.Unmount(); err == nil && uerr != nil {
-			err = uerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.Label, err)
-		}
-		v.Objects += len(objs.Good) + len(objs.Broken)
-		for _, b := range objs.Broken {
-			v.Broken = append(v.Broken, p.Label+": "+b)
-		}
-		if durable < 0 || p.Durable(durable) {
-			v.Durable++
-			if miss := objs.Missing(s.Want); len(miss) > 0 {
-				v.Missing = append(v.Missing, fmt.Sprintf("%s: %d of %d objects missing (first %s)", p.Label, len(miss), len(s.Want), miss[0]))
-			}
-		}
-		if err := s.FS.Check(image); err != nil {
-			v.Unclean = append(v.Unclean, p.Label+": "+strings.ReplaceAll(err.Error(), "\n", " | "))
-		}
-		return nil
-	})
+	r := &replayRun{s: s, v: v, image: image, mnt: mnt, durable: durable}
+	err = Replay(s.Base, s.Log, s.Log.Points(opts), image, r.point)
 	return v, err
+}
+
+// replayRun is the state of one Run: what the last flush boundary held, for the
+// count of what a rescue loses.
+type replayRun struct {
+	s          *Scenario
+	v          *Verdict
+	image, mnt string
+	durable    int
+	held       map[string]bool // the objects of the last boundary that mounted
+	heldAt     string
+}
+
+// point checks the crash image of p.
+func (r *replayRun) point(p Point) error {
+	s, v := r.s, r.v
+	v.Images++
+	if err := s.FS.repair(r.image); err != nil {
+		v.Unclean = append(v.Unclean, p.Label+": "+firstLine(err.Error()))
+		return nil
+	}
+	m, err := MountFile(s.FS, r.image, r.mnt)
+	if err != nil {
+		v.Unclean = append(v.Unclean, p.Label+": "+oneLine(err.Error()))
+		return r.rescue(p)
+	}
+	objs, err := CheckObjects(filepath.Join(r.mnt, s.ObjectDir), s.Format)
+	if uerr := m.Unmount(); err == nil && uerr != nil {
+		err = uerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Label, err)
+	}
+	v.Objects += len(objs.Good) + len(objs.Broken)
+	for _, b := range objs.Broken {
+		v.Broken = append(v.Broken, p.Label+": "+b)
+	}
+	if r.durable < 0 || p.Durable(r.durable) {
+		v.Durable++
+		if miss := objs.Missing(s.Want); len(miss) > 0 {
+			v.Missing = append(v.Missing, fmt.Sprintf("%s: %d of %d objects missing (first %s)", p.Label, len(miss), len(s.Want), miss[0]))
+		}
+	}
+	if len(p.Extra) == 0 {
+		r.held, r.heldAt = objs.Good, p.Label
+	}
+	if err := s.FS.Check(r.image); err != nil {
+		v.Unclean = append(v.Unclean, p.Label+": "+oneLine(err.Error()))
+	}
+	return nil
+}
+
+// rescue runs the FS's Rescue on an image that did not mount, mounts it
+// again and records how many objects of the last boundary it lost.
+func (r *replayRun) rescue(p Point) error {
+	s, v := r.s, r.v
+	if len(s.FS.Rescue) == 0 {
+		return nil
+	}
+	what := strings.Join(s.FS.Rescue, " ")
+	if err := fix(s.FS.Rescue, r.image); err != nil {
+		v.Rescued = append(v.Rescued, fmt.Sprintf("%s: %s failed: %s", p.Label, what, firstLine(err.Error())))
+		return nil
+	}
+	m, err := MountFile(s.FS, r.image, r.mnt)
+	if err != nil {
+		v.Rescued = append(v.Rescued, fmt.Sprintf("%s: does not mount after %s: %s", p.Label, what, oneLine(err.Error())))
+		return nil
+	}
+	objs, err := CheckObjects(filepath.Join(r.mnt, s.ObjectDir), s.Format)
+	if uerr := m.Unmount(); err == nil && uerr != nil {
+		err = uerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s, rescued: %w", p.Label, err)
+	}
+	lost := 0
+	for id := range r.held {
+		if !objs.Good[id] {
+			lost++
+		}
+	}
+	v.Lost += lost
+	v.Rescued = append(v.Rescued, fmt.Sprintf("%s: after %s, %d intact objects, %d broken; %d of the %d that %s held lost",
+		p.Label, what, len(objs.Good), len(objs.Broken), lost, len(r.held), r.heldAt))
+	return nil
 }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// oneLine joins the lines of a command's error and output.
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", " | ")
 }

@@ -30,7 +30,7 @@ type BatchStats struct {
 // line to the StatsEnv file, and shows it with git fetch -v.
 func (h *helper) account(stats target.Stats, err error) {
 	st := stats.Stats
-	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
+	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats}
