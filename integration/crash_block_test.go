@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,22 +72,6 @@ func packIDs(t *testing.T, env []string, pack []byte) []string {
 	gittest.GitIn(t, env, scratch, pack, "unpack-objects", "-q")
 	out := gittest.Git(t, env, scratch, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
 	return strings.Fields(out)
-}
-
-// statsLine returns the --stats JSON line of stderr.
-func statsLine(t *testing.T, stderr []byte) map[string]any {
-	t.Helper()
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "{") {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatalf("stats line %q: %v", line, err)
-			}
-			return m
-		}
-	}
-	t.Fatalf("no stats line in\n%s", stderr)
-	return nil
 }
 
 // syncfs flushes the filesystem holding dir.

@@ -5,6 +5,7 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,4 +153,20 @@ func deltas(t testing.TB, pack []byte, f object.Format) (ofs, ref int) {
 			ref++
 		}
 	}
+}
+
+// statsLine returns the --stats JSON line of stderr.
+func statsLine(t *testing.T, stderr []byte) map[string]any {
+	t.Helper()
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("stats line %q: %v", line, err)
+			}
+			return m
+		}
+	}
+	t.Fatalf("no stats line in\n%s", stderr)
+	return nil
 }
