@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd
 
 package target
 
@@ -17,5 +17,5 @@ func NoSpaceHint(err error, dir string) string {
 	if !errors.Is(err, syscall.ENOSPC) || syscall.Statfs(dir, &st) != nil || st.Files == 0 || st.Ffree > 0 || st.Bavail == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the filesystem of %s has no inode left (df -i), though %d%% of its blocks are free", dir, st.Bavail*100/st.Blocks)
+	return fmt.Sprintf("the filesystem of %s has no inode left (df -i), though %d%% of its blocks are free", dir, uint64(st.Bavail)*100/uint64(st.Blocks))
 }
