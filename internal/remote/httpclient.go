@@ -18,10 +18,10 @@ import (
 
 // newHTTPClient is the HTTP client for one remote, with git's settings for
 // its URL: TLS (newTLSConfig), the proxy, http.curloptResolve,
-// http.version, http.userAgent and http.followRedirects; the settings it
-// cannot honour refuse the run (checkUnsupported). headers names the extra
-// headers a redirect to another host must drop; cut records a request
-// failed as curl would.
+// http.lowSpeedLimit and http.lowSpeedTime, http.version, http.userAgent
+// and http.followRedirects; the settings it cannot honour refuse the run
+// (checkUnsupported). headers names the extra headers a redirect to
+// another host must drop; cut records a request failed as curl would.
 func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *redactor, headers []string, cut *transferLog, warn func(string)) (*http.Client, error) {
 	lookup := func(k string) (string, bool) { return lookupEnv(env, k) }
 	if err := checkUnsupported(hc, lookup); err != nil {
@@ -45,6 +45,13 @@ func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *redactor, hea
 	tr.Proxy = guardProxy(proxy, hc, lookup, tr.TLSClientConfig.VerifyConnection != nil, resolve, warn)
 	httpVersion(hc, tr, warn)
 	var rt http.RoundTripper = curlErrors{tr, cut}
+	limit, secs, err := lowSpeedSettings(hc, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 {
+		rt = &lowSpeed{next: rt, cut: cut, limit: limit, period: time.Duration(secs) * time.Second, tick: lowSpeedTick}
+	}
 	if ua, ok := agentSetting(hc, lookup); ok {
 		rt = userAgent{next: rt, ua: ua}
 	}

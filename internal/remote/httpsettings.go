@@ -4,17 +4,21 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/repo"
 )
 
 // Every http.* setting of git 2.39 (git help config) is decided here or
 // beside the code that honours it. Honoured: proxy, proxyAuthMethod (basic
 // and anyauth), extraHeader, followRedirects, sslVerify, sslCAInfo,
 // sslCAPath, sslCert, sslKey, sslVersion (as a floor), pinnedPubkey,
-// curloptResolve, version, userAgent, and the variables that override
-// them. Refused (checkUnsupported): what Go's crypto/tls and net/http
-// cannot do as curl does. Accepted and ignored, because they change
-// nothing the helper does:
+// curloptResolve, lowSpeedLimit, lowSpeedTime, version, userAgent, and the
+// variables that override them. Refused (checkUnsupported): what Go's
+// crypto/tls and net/http cannot do as curl does. Accepted and ignored,
+// because they change nothing the helper does:
 //   - maxRequests, minSessions (GIT_HTTP_MAX_REQUESTS): curl's handles and
 //     the parallel requests of the dumb protocol; the helper sends one
 //     request at a time on net/http's connection pool.
@@ -162,3 +166,49 @@ func httpVersion(hc httpConfig, tr *http.Transport, warn func(string)) {
 		warn(fmt.Sprintf("unknown value given to http.version: '%s'", e.Value))
 	}
 }
+
+// lowSpeedSettings returns http.lowSpeedLimit (bytes a second) and
+// http.lowSpeedTime (seconds), GIT_HTTP_LOW_SPEED_LIMIT and _TIME
+// overriding them (read as strtol reads them); the watch is on only when
+// both are positive, as in git.
+func lowSpeedSettings(hc httpConfig, env lookupFunc) (limit, secs int64, err error) {
+	read := func(key, variable string) (int64, error) {
+		if v, ok := env(variable); ok {
+			return strtol(v), nil
+		}
+		e, ok := hc.get(key)
+		if !ok {
+			return 0, nil
+		}
+		n, err := repo.ParseInt(e.Value)
+		if err != nil || n != int64(int32(n)) {
+			return 0, fmt.Errorf("bad numeric config value '%s' for '%s': invalid unit", e.Value, e.Key)
+		}
+		return n, nil
+	}
+	if limit, err = read("lowSpeedLimit", "GIT_HTTP_LOW_SPEED_LIMIT"); err != nil {
+		return 0, 0, err
+	}
+	if secs, err = read("lowSpeedTime", "GIT_HTTP_LOW_SPEED_TIME"); err != nil || limit <= 0 || secs <= 0 {
+		return 0, 0, err
+	}
+	return limit, secs, nil
+}
+
+// strtol reads a number as C's strtol(s, NULL, 10): leading space, a
+// sign, the digits that follow; 0 without any.
+func strtol(s string) int64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.ParseInt(s[:end], 10, 64) // out of range: the bound, as strtol
+	return n
+}
+
+// lowSpeedTick is how often a request's speed is measured.
+const lowSpeedTick = 250 * time.Millisecond

@@ -124,6 +124,33 @@ func TestGuardProxy(t *testing.T) {
 	}
 }
 
+// TestLowSpeedSettings reads the two settings, the variables (read as
+// strtol reads) overriding them; the watch is on only when both are
+// positive.
+func TestLowSpeedSettings(t *testing.T) {
+	for _, tc := range []struct {
+		cfg         repo.Config
+		env         []string
+		limit, secs int64
+		err         bool
+	}{
+		{nil, nil, 0, 0, false},
+		{repo.Config{{Key: "http.lowspeedlimit", Value: "1k"}, {Key: "http.lowspeedtime", Value: "30"}}, nil, 1024, 30, false},
+		{repo.Config{{Key: "http.lowspeedlimit", Value: "1000"}}, nil, 0, 0, false},
+		{repo.Config{{Key: "http.https://h.lowspeedlimit", Value: "10"}, {Key: "http.lowspeedtime", Value: "2"}}, nil, 10, 2, false},
+		{repo.Config{{Key: "http.https://other.lowspeedlimit", Value: "10"}, {Key: "http.lowspeedtime", Value: "2"}}, nil, 0, 0, false},
+		{repo.Config{{Key: "http.lowspeedlimit", Value: "1000"}, {Key: "http.lowspeedtime", Value: "2"}}, []string{"GIT_HTTP_LOW_SPEED_TIME", "0"}, 0, 0, false},
+		{nil, []string{"GIT_HTTP_LOW_SPEED_LIMIT", " 50abc", "GIT_HTTP_LOW_SPEED_TIME", "3"}, 50, 3, false},
+		{nil, []string{"GIT_HTTP_LOW_SPEED_LIMIT", "x", "GIT_HTTP_LOW_SPEED_TIME", "3"}, 0, 0, false},
+		{repo.Config{{Key: "http.lowspeedlimit", Value: "fast"}}, nil, 0, 0, true},
+	} {
+		limit, secs, err := lowSpeedSettings(newHTTPConfig(tc.cfg, "https://h/r"), envOf(tc.env...))
+		if limit != tc.limit || secs != tc.secs || (err != nil) != tc.err {
+			t.Errorf("%v %v: %d %d %v", tc.cfg, tc.env, limit, secs, err)
+		}
+	}
+}
+
 // TestTLSVersion takes http.sslVersion (GIT_SSL_VERSION, even empty,
 // overriding it) as curl's floor.
 func TestTLSVersion(t *testing.T) {
