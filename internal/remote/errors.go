@@ -19,6 +19,10 @@ import (
 // git's words where git has some, naming the upstream without credentials
 // and with every known secret removed.
 func (h *helper) describe(err error) string {
+	if te := h.cut.last(); te != nil {
+		// go-git does not always wrap a read error it passes on.
+		return h.red.scrub(te.describe(h.url))
+	}
 	return h.red.scrub(describe(err, h.url))
 }
 
@@ -32,6 +36,9 @@ func describe(err error, url string) string {
 	)
 	if errors.As(err, &se) {
 		return se.Msg // git's index-pack words; see errorLines
+	}
+	if msg, ok := describeHTTP(err, url); ok {
+		return msg // before the pack: a read of the pack cut short
 	}
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)

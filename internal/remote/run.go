@@ -45,6 +45,7 @@ type helper struct {
 	auth transport.AuthMethod // nil: the transport's default
 	cred *credential          // from git credential fill, once
 	tap  *advertTap           // HTTP only: streams list's advertisement
+	cut  *transferLog         // HTTP only: a request the client failed
 	cfg  repo.Config          // read lazily
 	cfgd bool
 

@@ -31,7 +31,10 @@ func (h *helper) transport() (transport.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := newHTTPClient(hc, h.ep.Protocol, h.env.Getenv, h.red, a.headerNames())
+		h.cut = &transferLog{}
+		c, err := newHTTPClient(hc, h.ep.Protocol, h.env, h.red, a.headerNames(), h.cut, func(msg string) {
+			fmt.Fprintf(h.errw, "warning: %s\n", msg)
+		})
 		if err != nil {
 			return nil, err
 		}
