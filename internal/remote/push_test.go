@@ -156,3 +156,16 @@ func TestPushDryRunAndAtomic(t *testing.T) {
 		t.Fatalf("atomic: %+v, sent %v", s, f.got)
 	}
 }
+
+// TestRejection: a reason git would read as its own status is quoted
+// (TestRemotePushReport shows what git makes of it).
+func TestRejection(t *testing.T) {
+	for in, want := range map[string]string{
+		"up to date": `"up to date"`, "forced update": `"forced update"`, "no match": `"no match"`,
+		"ok": "ok", "pre-receive hook declined": "pre-receive hook declined", "up to date!": "up to date!",
+	} {
+		if got := rejection(in); got != want {
+			t.Errorf("rejection(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

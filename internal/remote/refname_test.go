@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // refNames is a table of names with what git check-ref-format says of them
@@ -85,8 +87,8 @@ func TestPrintable(t *testing.T) {
 		"cr\rbell\a del\x7f": "cr?bell? del?",
 		"ünï":                "ünï",
 	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		if got := cli.Printable(in); got != want {
+			t.Errorf("cli.Printable(%q) = %q, want %q", in, got, want)
 		}
 		var b bytes.Buffer
 		if n, err := (maskWriter{&b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {
@@ -114,11 +116,11 @@ func advertisement(t testing.TB, lines ...string) []byte {
 	return b.Bytes()
 }
 
-// listOf decodes an advertisement with go-git and returns what writeRefs
+// listOf decodes an advertisement into maps and returns what writeRefs
 // prints and the names it refused.
 func listOf(adv []byte) (string, []string, error) {
-	ar := packp.NewAdvRefs()
-	if err := ar.Decode(bytes.NewReader(adv)); err != nil {
+	ar, err := upstream.ReadAdvertisement(bufio.NewReader(bytes.NewReader(adv)), nil)
+	if err != nil {
 		return "", nil, err
 	}
 	var out bytes.Buffer
@@ -135,8 +137,8 @@ func streamOf(adv []byte) (string, []string, error) {
 	var out bytes.Buffer
 	var funny []string
 	w := bufio.NewWriter(&out)
-	lw := &listWriter{w: w, url: "u", funny: func(n string) { funny = append(funny, n) }}
-	_, err := readAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw.ref)
+	lw := &listWriter{w: w, funny: func(n string) { funny = append(funny, n) }}
+	_, err := upstream.ReadAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw)
 	if err == nil {
 		lw.end()
 	}
