@@ -16,7 +16,7 @@ import (
 // and with every known secret removed.
 func (h *helper) describe(err error) string {
 	if msg, ok := h.remote.Failure(); ok {
-		// go-git does not always wrap a read error it passes on.
+		// A decoder does not always wrap a read error it passes on.
 		return h.red.Scrub(msg)
 	}
 	return h.red.Scrub(describe(err, h.url))

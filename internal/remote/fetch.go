@@ -142,7 +142,7 @@ const maxRecent = 256
 
 // localHaves returns what a fetch tells the upstream the repository has:
 // the commits at the tips of its refs and the most recent commits reachable
-// from them. go-git negotiates in a single round, so they are all sent at
+// from them. The helper negotiates in a single round, so they are all sent at
 // once. Only what refs reach is trusted: objects a killed fetch left behind
 // are never advertised, because their closure is not known to be complete.
 // When git cannot walk the refs (a broken object after a crash), nothing is

@@ -52,7 +52,7 @@ func (h *helper) repository() (*repo.Repo, error) {
 		return nil, err
 	}
 	if r.Format.String() != "sha1" {
-		return nil, fmt.Errorf("the repository uses %s object names, and git-remote-durable can fetch only sha1 (go-git v5)", r.Format)
+		return nil, fmt.Errorf("the repository uses %s object names, and git-remote-durable can fetch only sha1 yet", r.Format)
 	}
 	h.local = r
 	return r, nil

@@ -10,9 +10,8 @@ import (
 // list answers "list" and "list for-push" with the upstream's refs. The
 // upload-pack session stays open for the first fetch batch, the
 // receive-pack session for the push. Refs of an upload-pack are written as
-// they are read, in the upstream's order, where the session streams them;
-// those held in maps (receive-pack's, go-git's in-process server's) are
-// written sorted.
+// they are read, in the upstream's order; receive-pack's, which the push
+// keeps in a map, are written sorted.
 func (h *helper) list(forPush bool) error {
 	w := bufio.NewWriterSize(h.out, 64<<10)
 	if h.set.objectFormat {
@@ -38,11 +37,8 @@ func (h *helper) list(forPush bool) error {
 			return err
 		}
 		h.up = up
-		switch {
-		case up != nil && up.Listed:
+		if up != nil {
 			lw.end()
-		case up != nil:
-			writeRefs(w, up.Advertisement(), true, h.funnyRef)
 		}
 	}
 	w.WriteString("\n")

@@ -11,8 +11,8 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// writeRefs lists an advertisement held in maps (receive-pack's, and a
-// session's that could not stream) through a listWriter, sorted by name:
+// writeRefs lists an advertisement held in maps (receive-pack's) through a
+// listWriter, sorted by name:
 // HEAD first when head is set, then every ref, each annotated tag followed
 // by "<peeled> <tag>^{}".
 func writeRefs(w *bufio.Writer, adv *upstream.Advertisement, head bool, funny func(string)) {

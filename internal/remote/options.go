@@ -94,7 +94,7 @@ func (h *helper) option(arg string) string {
 		return flag(&s.refetch)
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
-		// fetched with go-git v5.
+		// fetched yet.
 		if !hasValue || value == "true" || value == "sha1" {
 			s.objectFormat = true
 			return "ok"

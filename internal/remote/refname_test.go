@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/upstream"
@@ -104,13 +104,12 @@ var helperLine = regexp.MustCompile(`^(?:[0-9a-f]{40} (refs/[^\x00-\x20\x7f]+?)(
 // advertisement builds a v0 ref advertisement of pkt-lines.
 func advertisement(t testing.TB, lines ...string) []byte {
 	var b bytes.Buffer
-	e := pktline.NewEncoder(&b)
 	for _, l := range lines {
-		if err := e.EncodeString(l); err != nil {
+		if _, err := pktline.WriteString(&b, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Flush(); err != nil {
+	if err := pktline.WriteFlush(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

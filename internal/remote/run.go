@@ -20,7 +20,7 @@ import (
 // what the command uses.
 type Options struct {
 	// Transport, when set, replaces the transport chosen from the URL's
-	// protocol; tests use go-git's in-process server.
+	// protocol (tests).
 	Transport upstream.Transport
 }
 

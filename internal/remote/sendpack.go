@@ -80,7 +80,7 @@ type packWriter struct {
 // packObjects starts git pack-objects --stdout --thin --revs for the new
 // values, leaving out everything the upstream's refs reach that is here:
 // the pack of what the upstream lacks, thin (deltas against objects it
-// has), several times faster than go-git's encoder.
+// has), several times faster than an encoder of go-git's.
 func (h *helper) packObjects(ups []*update, adv *upstream.Advertisement, ofs bool) (*packWriter, error) {
 	var revs strings.Builder
 	for _, u := range ups {

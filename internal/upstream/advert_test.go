@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 )
 
 // TestReadAdvertisement: what a v0 advertisement may hold, and the ways it
@@ -30,9 +30,9 @@ func TestReadAdvertisement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ar.Head == nil || ar.Head.String() != oid1 || ar.References["refs/heads/main"].String() != oid1 ||
-		ar.References["refs/tags/t"].String() != oid2 || ar.Peeled["refs/tags/t"].String() != oid1 ||
-		len(ar.Shallows) != 1 || !ar.Capabilities.Supports("multi_ack") {
+	if ar.kept.Head == nil || ar.kept.Head.String() != oid1 || ar.kept.Refs["refs/heads/main"].String() != oid1 ||
+		ar.kept.Refs["refs/tags/t"].String() != oid2 || ar.kept.Peeled["refs/tags/t"].String() != oid1 ||
+		len(ar.shallows) != 1 || !ar.caps.Supports("multi_ack") {
 		t.Errorf("decoded %+v", ar)
 	}
 	if err := read([]byte("0000")); !errors.Is(err, errEmptyAdvertisement) {

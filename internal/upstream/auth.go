@@ -7,16 +7,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
 // httpAuth authenticates HTTP requests the way git's http.c does: the
 // http.extraHeader values that apply to the URL, and Basic credentials from
 // the URL or from git credential. Each goes only to the origin (scheme,
-// host, port) it was given for: go-git points every later session at the
-// base a redirect moved the repository to, and a header or password for the
+// host, port) it was given for: every later session goes to the base a
+// redirect moved the repository to, and a header or password for the
 // first host must not follow it there.
 type httpAuth struct {
 	headers [][2]string
@@ -30,7 +28,7 @@ type httpAuth struct {
 
 // newHTTPAuth collects the extra headers http.extraHeader gives for the
 // endpoint's URL, and its URL credentials.
-func newHTTPAuth(hc httpConfig, ep *transport.Endpoint, red *Redactor) (*httpAuth, error) {
+func newHTTPAuth(hc httpConfig, ep *endpoint, red *Redactor) (*httpAuth, error) {
 	o := originOf(ep)
 	a := &httpAuth{origin: o, credOrigin: o, user: ep.User, pass: ep.Password, basic: ep.User != "" || ep.Password != ""}
 	var err error
@@ -52,7 +50,7 @@ func newHTTPAuth(hc httpConfig, ep *transport.Endpoint, red *Redactor) (*httpAut
 }
 
 // originOf is the endpoint's scheme, host and port as a URL.
-func originOf(ep *transport.Endpoint) *url.URL {
+func originOf(ep *endpoint) *url.URL {
 	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host}
 	if ep.Port != 0 {
 		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
@@ -92,7 +90,7 @@ func (a *httpAuth) String() string { return a.Name() }
 
 // known returns the user and whether there is a password for the
 // endpoint's origin.
-func (a *httpAuth) known(ep *transport.Endpoint) (string, bool) {
+func (a *httpAuth) known(ep *endpoint) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.basic || !sameOrigin(a.credOrigin, originOf(ep)) {
@@ -102,7 +100,7 @@ func (a *httpAuth) known(ep *transport.Endpoint) (string, bool) {
 }
 
 // setBasic sets the credentials git credential gave for the endpoint.
-func (a *httpAuth) setBasic(user, pass string, ep *transport.Endpoint) {
+func (a *httpAuth) setBasic(user, pass string, ep *endpoint) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.user, a.pass, a.basic, a.credOrigin = user, pass, true, originOf(ep)

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 )
@@ -66,7 +64,7 @@ func breakName(c byte) string {
 
 // fillRequest is what git credential fill is asked for the endpoint: its
 // URL without credentials, and the user when one is known.
-func fillRequest(ep *transport.Endpoint, user string) ([]byte, error) {
+func fillRequest(ep *endpoint, user string) ([]byte, error) {
 	attrs := []credentialAttr{{"url", credentialURL(ep)}}
 	if user != "" {
 		attrs = append(attrs, credentialAttr{"username", user})
@@ -144,7 +142,7 @@ func (r *Remote) credential(verb string, c *credential) {
 
 // credentialURL is the endpoint's URL without credentials, which git
 // credential splits into protocol, host and (with useHttpPath) path.
-func credentialURL(ep *transport.Endpoint) string {
+func credentialURL(ep *endpoint) string {
 	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host, Path: ep.Path}
 	if ep.Port != 0 {
 		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)

@@ -4,17 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
+// endpoint is where the upstream is, as parsed from its address.
+type endpoint struct {
+	Protocol       string // file, ssh, git, http or https
+	User, Password string
+	Host           string // an IPv6 address in brackets
+	Port           int    // 0: the protocol's default
+	Path           string // with the query and fragment of a URL
+}
+
 // parseEndpoint turns the address git passes as the helper's second argument
-// into a go-git endpoint. git strips "durable::" before it runs the helper,
+// into an endpoint. git strips "durable::" before it runs the helper,
 // so the rest is any URL git accepts; "durable://host/path", which git passes
 // whole, means https://host/path.
-func parseEndpoint(addr string) (*transport.Endpoint, error) {
+func parseEndpoint(addr string) (*endpoint, error) {
 	if rest, ok := strings.CutPrefix(addr, "durable://"); ok {
 		addr = "https://" + rest
 	}
@@ -27,7 +36,7 @@ func parseEndpoint(addr string) (*transport.Endpoint, error) {
 			return nil, err
 		}
 	}
-	ep, err := transport.NewEndpoint(addr)
+	ep, err := splitAddress(addr)
 	if err != nil || (ep.Protocol == "http" || ep.Protocol == "https") && ep.Host == "" {
 		// No host: what git credential would be asked about is not where
 		// the requests go.
@@ -38,6 +47,56 @@ func parseEndpoint(addr string) (*transport.Endpoint, error) {
 		return ep, nil
 	}
 	return nil, fmt.Errorf("unsupported protocol '%s' in '%s'", ep.Protocol, Anonymize(addr))
+}
+
+// hasScheme matches an address that starts with "<scheme>://".
+var hasScheme = regexp.MustCompile(`^[^:]+://`)
+
+// scpLike matches git's "[user@]host:path".
+var scpLike = regexp.MustCompile(`^(?:([^@]+)@)?([^:\s]+):([^\\].*)$`)
+
+// splitAddress splits an address the three ways git reads one: a URL with a
+// scheme; "[user@]host:path", which is ssh unless a '/' comes before the
+// first ':' (git's url_is_local_not_ssh); else a local path, made
+// absolute.
+func splitAddress(addr string) (*endpoint, error) {
+	if !hasScheme.MatchString(addr) {
+		if m := scpLike.FindStringSubmatch(addr); m != nil {
+			if before, _, _ := strings.Cut(addr, ":"); !strings.Contains(before, "/") {
+				return &endpoint{Protocol: "ssh", User: m[1], Host: m[2], Port: 22, Path: m[3]}, nil
+			}
+		}
+		path, err := filepath.Abs(addr)
+		if err != nil {
+			return nil, err
+		}
+		return &endpoint{Protocol: "file", Path: path}, nil
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return nil, err
+	}
+	if !u.IsAbs() {
+		return nil, fmt.Errorf("invalid endpoint: %s", addr)
+	}
+	ep := &endpoint{Protocol: u.Scheme, Host: u.Hostname(), Path: u.Path}
+	if u.User != nil {
+		ep.User = u.User.Username()
+		ep.Password, _ = u.User.Password()
+	}
+	if strings.Contains(ep.Host, ":") {
+		ep.Host = "[" + ep.Host + "]" // IPv6
+	}
+	if p := u.Port(); p != "" {
+		ep.Port, _ = strconv.Atoi(p)
+	}
+	if u.RawQuery != "" {
+		ep.Path += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		ep.Path += "#" + u.Fragment
+	}
+	return ep, nil
 }
 
 // Anonymize removes the user information from an address, as git's
@@ -64,44 +123,4 @@ func Anonymize(addr string) string {
 		return addr[at+1:] // scp-like user@host:path
 	}
 	return addr
-}
-
-// Redactor removes secrets (passwords, header values) from every message
-// the helper prints.
-type Redactor struct {
-	mu      sync.Mutex
-	secrets []string
-}
-
-// Add registers a secret, with its URL-escaped spellings.
-func (r *Redactor) Add(s string) {
-	if s == "" {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range []string{s, url.PathEscape(s), url.QueryEscape(s), strings.TrimPrefix(url.UserPassword("", s).String(), ":")} {
-		if v != "" && !contains(r.secrets, v) {
-			r.secrets = append(r.secrets, v)
-		}
-	}
-}
-
-// Scrub returns s with every secret replaced.
-func (r *Redactor) Scrub(s string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range r.secrets {
-		s = strings.ReplaceAll(s, v, "<redacted>")
-	}
-	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

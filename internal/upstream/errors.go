@@ -8,8 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
 	"github.com/git-durable/git-durable/internal/cli"
 )
@@ -41,18 +40,18 @@ func Describe(err error, url string) (string, bool) {
 	}
 	if he, ok := asStatus(err); ok {
 		// curl's words for the status, as git prints them.
-		msg := fmt.Sprintf("The requested URL returned error: %d", he.StatusCode())
-		if he.Response.Request != nil && he.Response.Request.Method == http.MethodPost {
-			return fmt.Sprintf("RPC failed; HTTP %d: %s", he.StatusCode(), msg), true
+		msg := he.Error()
+		if he.method == http.MethodPost {
+			return fmt.Sprintf("RPC failed; HTTP %d: %s", he.code, msg), true
 		}
 		return fmt.Sprintf("unable to access '%s': %s", url, msg), true
 	}
 	switch {
-	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):
+	case errors.Is(err, errAuthFailed), errors.Is(err, errForbidden):
 		return fmt.Sprintf("Authentication failed for '%s'", url), true
-	case errors.Is(err, transport.ErrAuthenticationRequired):
+	case errors.Is(err, errAuthRequired):
 		return fmt.Sprintf("Authentication failed for '%s' (no credentials)", url), true
-	case errors.Is(err, transport.ErrRepositoryNotFound):
+	case errors.Is(err, errNotFound):
 		return fmt.Sprintf("repository '%s' not found", url), true
 	case errors.As(err, &cv):
 		return fmt.Sprintf("unable to access '%s': SSL certificate problem: %s", url, cli.OneLine(cv.Err.Error())), true
@@ -65,7 +64,7 @@ func Describe(err error, url string) (string, bool) {
 }
 
 // RemoteError is git's line for an error the upstream sent on side-band
-// channel 3, in go-git's words.
+// channel 3, which go-git's demultiplexer gives as "unexpected error: …".
 func RemoteError(err error) (string, bool) {
 	if rest, ok := strings.CutPrefix(err.Error(), "unexpected error: "); ok {
 		return "remote error: " + strings.TrimSpace(rest), true

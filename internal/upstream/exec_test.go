@@ -5,8 +5,6 @@ import (
 	"os/exec"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 // TestCommandStopsWithContext: when the helper's context ends, a command
@@ -21,20 +19,22 @@ func TestCommandStopsWithContext(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var cmd *exec.Cmd
-			tr := &execTransport{command: func(string, *transport.Endpoint) (*exec.Cmd, error) {
+			tr := &commandTransport{command: func(ctx context.Context, _ string, _ int) (*exec.Cmd, error) {
 				cmd = command(ctx, "sh", "-c", script)
 				return cmd, nil
 			}}
-			s, err := tr.NewUploadPackSession(&transport.Endpoint{Path: "/r"}, nil)
+			c, err := tr.Connect(ctx, "git-upload-pack", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			s := newStream(c)
 			time.AfterFunc(100*time.Millisecond, cancel)
 			start := time.Now()
-			if _, err := s.AdvertisedReferencesContext(ctx); err == nil {
+			in, _ := s.advertisement()
+			if _, err := readAdvertisement(in, nil); err == nil {
 				t.Fatal("an advertisement from sleep")
 			}
-			s.Close()
+			s.close()
 			took := time.Since(start)
 			if cmd.ProcessState == nil || took > killDelay+2*time.Second {
 				t.Fatalf("the command ended %v after the start (state %v); want at most %v after the cancellation", took, cmd.ProcessState, killDelay)

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 )
@@ -77,11 +74,19 @@ type redirectPolicy struct {
 	headers []string
 }
 
-// check decides on one redirect. go-git asks for it after its own checks;
-// its stripping lets credentials follow an upgrade from http to https on
-// the same host, which curl (and so git) does not.
+// check decides on one redirect, and strips what belongs to the origin a
+// hop leaves: an upgrade from http to https on the same host is another
+// origin too, for curl and so for git. A redirect from https to http is
+// refused, as go-git's client refused it, and so is a chain of more than
+// ten.
 func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
 	first := via[0]
+	if prev := via[len(via)-1]; strings.EqualFold(prev.URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+		return fmt.Errorf("redirect from %s to %s: a redirect may not leave https", Anonymize(prev.URL.String()), Anonymize(req.URL.String()))
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
 	initial := first.Method == http.MethodGet && strings.HasSuffix(first.URL.Path, "/info/refs")
 	if p.follow == "false" || p.follow == "initial" && !initial {
 		code := 0
@@ -116,33 +121,28 @@ func (e *redirectError) Error() string {
 	return fmt.Sprintf("The requested URL returned error: %d", e.code)
 }
 
-// asRedirect finds a redirectError in err, also inside go-git's
-// UnexpectedError, which does not unwrap.
+// asRedirect finds a redirectError in err.
 func asRedirect(err error) (*redirectError, bool) {
 	var re *redirectError
-	if errors.As(err, &re) {
-		return re, true
-	}
-	var ue *plumbing.UnexpectedError
-	if errors.As(err, &ue) && errors.As(ue.Err, &re) {
-		return re, true
-	}
-	return nil, false
+	return re, errors.As(err, &re)
 }
 
-// asStatus finds go-git's error for an answer that was neither a success
-// nor a 401, 403 or 404 (which it turns into its own errors), also inside
-// its UnexpectedError, which does not unwrap.
-func asStatus(err error) (*githttp.Err, bool) {
-	var he *githttp.Err
-	if errors.As(err, &he) {
-		return he, true
-	}
-	var ue *plumbing.UnexpectedError
-	if errors.As(err, &ue) && errors.As(ue.Err, &he) {
-		return he, true
-	}
-	return nil, false
+// statusError is an answer that was neither a success, a redirect
+// followed, nor a 401, 403 or 404 (errAuthRequired, errForbidden,
+// errNotFound).
+type statusError struct {
+	code   int
+	method string // of the request
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("The requested URL returned error: %d", e.code)
+}
+
+// asStatus finds a statusError in err.
+func asStatus(err error) (*statusError, bool) {
+	var he *statusError
+	return he, errors.As(err, &he)
 }
 
 // sameOrigin reports whether credentials given for a may go to b: the same

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -63,7 +61,7 @@ func TestRedirectPolicy(t *testing.T) {
 // their origin, and that credentials from git credential belong to the
 // endpoint they were asked for.
 func TestHTTPAuthOrigin(t *testing.T) {
-	ep, err := transport.NewEndpoint("http://u:p@a:8080/r")
+	ep, err := splitAddress("http://u:p@a:8080/r")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +85,7 @@ func TestHTTPAuthOrigin(t *testing.T) {
 			t.Errorf("%s: credentials sent %v, want %v", url, got, want)
 		}
 	}
-	b, _ := transport.NewEndpoint("http://b/r")
+	b, _ := splitAddress("http://b/r")
 	a.setBasic("v", "q", b)
 	if user, pass := a.known(ep); user != "" || pass {
 		t.Errorf("credentials for b are known for a: %q %v", user, pass)

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -31,7 +29,7 @@ func newHTTPConfig(cfg repo.Config, rawURL string) httpConfig {
 
 // matchingURL is the endpoint's URL with its user but no password: what
 // git matches http.<url>.* keys against.
-func matchingURL(ep *transport.Endpoint) string {
+func matchingURL(ep *endpoint) string {
 	addr := ep.Protocol + "://"
 	if ep.User != "" {
 		addr += escapeUser(ep.User) + "@"

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // transferError is a request curl would have failed with one of its
@@ -40,13 +38,8 @@ func initialRequest(req *http.Request) bool {
 }
 
 // describeHTTP is the fatal line for a failure of the HTTP client's own
-// (a refused setting, a transfer curl would have failed), found also
-// inside go-git's UnexpectedError, which does not unwrap.
+// (a refused setting, a transfer curl would have failed).
 func describeHTTP(err error, url string) (string, bool) {
-	var ue *plumbing.UnexpectedError
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
 	var (
 		te *transferError
 		re *refusal
@@ -76,8 +69,8 @@ func (c curlErrors) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // transferLog keeps the first request the client failed as curl would:
-// that failure is why the run fails, whatever go-git makes of the error
-// (it quotes some read errors as text).
+// that failure is why the run fails, whatever becomes of the error on its
+// way up (a decoder may quote a read error as text).
 type transferLog struct {
 	mu    sync.Mutex
 	first *transferError

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestDescribeHTTP gives git's fatal lines for the client's failures,
-// however go-git wrapped them.
+// however they were wrapped.
 func TestDescribeHTTP(t *testing.T) {
 	const u = "https://h/r"
 	parse := "Couldn't parse CURLOPT_RESOLVE entry 'h'"
@@ -23,9 +21,9 @@ func TestDescribeHTTP(t *testing.T) {
 		{&transferError{code: 90, msg: errPinMismatch.Error()}, "RPC failed; curl 90 SSL: public key does not match pinned public key"},
 		{&url.Error{Op: "Get", URL: u, Err: &transferError{code: 49, msg: parse, initial: true}}, "unable to access 'https://h/r': " + parse},
 		{&url.Error{Op: "Get", URL: u, Err: &transferError{code: 28, msg: slow, initial: true}}, "unable to access 'https://h/r': " + slow},
-		{plumbing.NewUnexpectedError(&url.Error{Op: "Post", URL: u, Err: &transferError{code: 28, msg: slow}}), "RPC failed; curl 28 " + slow},
+		{&url.Error{Op: "Post", URL: u, Err: &transferError{code: 28, msg: slow}}, "RPC failed; curl 28 " + slow},
 		{fmt.Errorf("unpacking: %w", fmt.Errorf("reading: %w", &transferError{code: 28, msg: slow})), "RPC failed; curl 28 " + slow},
-		{plumbing.NewUnexpectedError(&url.Error{Op: "Get", URL: u, Err: &refusal{"http.proxyAuthMethod", "why"}}), "unsupported setting http.proxyAuthMethod: why"},
+		{&url.Error{Op: "Get", URL: u, Err: &refusal{"http.proxyAuthMethod", "why"}}, "unsupported setting http.proxyAuthMethod: why"},
 	} {
 		if got, _ := DescribeTransfer(tc.err, u); got != tc.want {
 			t.Errorf("%v:\n got %s\nwant %s", tc.err, got, tc.want)

@@ -22,8 +22,9 @@ import (
 //   - maxRequests, minSessions (GIT_HTTP_MAX_REQUESTS): curl's handles and
 //     the parallel requests of the dumb protocol; the helper sends one
 //     request at a time on net/http's connection pool.
-//   - postBuffer: go-git sends every POST from a buffer with its
-//     Content-Length, never chunked, which is what a larger buffer asks for.
+//   - postBuffer: the helper sends every POST from a buffer with its
+//     Content-Length, never chunked, which is what a larger buffer asks
+//     for (and a redirect of a POST needs).
 //   - sslTry, noEPSV (GIT_CURL_FTP_NO_EPSV): FTP only.
 //   - delegation: GSSAPI credential delegation; the helper never speaks
 //     Negotiate (see emptyAuth), so nothing is ever delegated.
@@ -130,7 +131,7 @@ func guardProxy(proxy func(*http.Request) (*url.URL, error), hc httpConfig, env 
 }
 
 // userAgent sends every request with the User-Agent of http.userAgent
-// (GIT_HTTP_USER_AGENT) instead of go-git's; an empty one sends none, as
+// (GIT_HTTP_USER_AGENT) instead of the helper's own; an empty one sends none, as
 // with curl.
 type userAgent struct {
 	next http.RoundTripper

@@ -9,39 +9,57 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 )
 
 // daemonPort is git daemon's port.
 const daemonPort = 9418
 
 // newDaemon returns the git:// transport: a TCP connection to the daemon,
-// the request line git sends ("git-upload-pack /path\0host=<host>\0",
+// then the request line git sends ("git-upload-pack /path\0host=<host>\0",
 // protocol v0; host and path as daemonTarget gives them), then the session
 // over the connection. Cancelling ctx closes the connection.
-func newDaemon(ctx context.Context, host, path string) transport.Transport {
-	return &execTransport{dial: func(service string, ep *transport.Endpoint) (net.Conn, error) {
-		port := ep.Port
-		if port == 0 {
-			port = daemonPort
-		}
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(strings.Trim(ep.Host, "[]"), strconv.Itoa(port)))
-		if err != nil {
-			return nil, err
-		}
-		context.AfterFunc(ctx, func() { c.Close() })
-		req := fmt.Sprintf("%s %s\x00host=%s\x00", service, path, host)
-		if err := pktline.NewEncoder(c).EncodeString(req); err != nil {
-			c.Close()
-			return nil, err
-		}
-		return c, nil
-	}}
+func newDaemon(ep *endpoint, host, path string) Transport {
+	return &daemonTransport{ep: ep, host: host, path: path}
+}
+
+// daemonTransport connects to a git daemon.
+type daemonTransport struct {
+	ep         *endpoint
+	host, path string
+}
+
+// Connect connects and sends the request line.
+func (t *daemonTransport) Connect(ctx context.Context, service string, version int) (Conn, error) {
+	port := t.ep.Port
+	if port == 0 {
+		port = daemonPort
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(strings.Trim(t.ep.Host, "[]"), strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	context.AfterFunc(ctx, func() { c.Close() })
+	req := fmt.Sprintf("%s %s\x00host=%s\x00", service, t.path, t.host)
+	if _, err := pktline.WriteString(c, req); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return daemonConn{c}, nil
+}
+
+// daemonConn is a connection to a git daemon.
+type daemonConn struct{ net.Conn }
+
+// CloseWrite ends the connection's sending side, as closing a command's
+// input does.
+func (c daemonConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // daemonTarget is the host and path git's connect.c puts in the request
@@ -82,30 +100,13 @@ func daemonTarget(addr string) (host, path string, err error) {
 // newLocal returns the transport for a repository on this machine: git
 // upload-pack or receive-pack run on its path, without the variables that
 // describe the local repository (git's local_repo_env), as git runs them;
-// the end of ctx stops them.
-func newLocal(ctx context.Context) transport.Transport {
-	return &execTransport{command: func(service string, ep *transport.Endpoint) (*exec.Cmd, error) {
-		cmd := command(ctx, "git", strings.TrimPrefix(service, "git-"), ep.Path)
+// the end of the context stops them.
+func newLocal(path string) Transport {
+	return &commandTransport{command: func(ctx context.Context, service string, version int) (*exec.Cmd, error) {
+		cmd := command(ctx, "git", strings.TrimPrefix(service, "git-"), path)
 		cmd.Env = withoutLocalRepoEnv(os.Environ())
 		return cmd, nil
 	}}
-}
-
-// killDelay is how long a command has to exit after SIGTERM before it is
-// killed and its pipes closed.
-const killDelay = time.Second
-
-// command is exec.Command for a command that the end of ctx (an
-// interruption, git gone) stops at once, the way git's cleanup stops its
-// children: SIGTERM — git upload-pack then stops its pack-objects, ssh
-// closes the connection — and if it has not exited killDelay later,
-// SIGKILL and its pipes closed, so that a read waiting on them returns
-// even when something it started still holds them.
-func command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = killDelay
-	return cmd
 }
 
 // localRepoEnv are the variables git clears for a local transport's

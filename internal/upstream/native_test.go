@@ -83,7 +83,7 @@ func daemonRequest(t *testing.T, ln net.Listener, addr string) string {
 		}
 		got <- string(pkt)
 	}()
-	c, err := newDaemon(context.Background(), host, path).(*execTransport).dial("git-upload-pack", ep)
+	c, err := newDaemon(ep, host, path).Connect(context.Background(), "git-upload-pack", 0)
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 )
@@ -93,7 +91,7 @@ func lookupEnv(env cli.Env, key string) (string, bool) {
 // with git's words: a ssh user or host beginning with '-' would be read by
 // ssh as an option (-oProxyCommand=… runs a command), as would a path
 // handed to git-upload-pack or to the remote shell.
-func checkEndpoint(addr string, ep *transport.Endpoint) error {
+func checkEndpoint(addr string, ep *endpoint) error {
 	if i := strings.IndexFunc(addr, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
 		return fmt.Errorf("refusing a URL with a control character: '%s'", cli.Printable(Anonymize(addr)))
 	}

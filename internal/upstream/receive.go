@@ -1,48 +1,50 @@
 package upstream
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
 )
 
 // Receive is a receive-pack session whose advertisement has been read.
 type Receive struct {
-	r    *Remote
-	sess transport.ReceivePackSession
-	caps *capability.List
-	adv  *Advertisement
+	r   *Remote
+	w   wire
+	adv *advert
 }
 
-// OpenReceive opens a receive-pack session and reads its advertisement.
+// OpenReceive opens a receive-pack session and reads its advertisement,
+// which it keeps whole: the push needs the refs' values.
 func (r *Remote) OpenReceive() (*Receive, error) {
-	s, ar, err := r.advertise(func(tr transport.Transport) (transport.Session, error) {
-		return tr.NewReceivePackSession(r.ep, r.auth)
+	var adv *advert
+	w, err := r.session("git-receive-pack", func(in *bufio.Reader) error {
+		a, err := readAdvertisement(in, nil)
+		if err != nil && err != errEmptyAdvertisement {
+			return err
+		}
+		adv = a // an empty repository's: no ref, no capability
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFormat(ar, r.URL); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return &Receive{r: r, sess: s.(transport.ReceivePackSession), caps: ar.Capabilities, adv: advertisementOf(ar)}, nil
+	return &Receive{r: r, w: w, adv: adv}, nil
 }
 
 // Advertisement is the refs receive-pack advertised.
-func (p *Receive) Advertisement() *Advertisement { return p.adv }
+func (p *Receive) Advertisement() *Advertisement { return p.adv.kept }
 
 // Supports reports whether receive-pack advertised the capability.
-func (p *Receive) Supports(name string) bool { return p.caps.Supports(capability.Capability(name)) }
+func (p *Receive) Supports(name string) bool { return p.adv.caps.Supports(name) }
 
 // Close ends the session.
-func (p *Receive) Close() error { return p.sess.Close() }
+func (p *Receive) Close() error { return p.w.close() }
 
 // Command is one ref update of a push; a zero Old creates the ref, a zero
 // New deletes it.
@@ -56,23 +58,26 @@ type PushRequest struct {
 	Commands []Command
 	// Pack is the pack of what the upstream lacks; nil when the push
 	// only deletes.
-	Pack io.ReadCloser
+	Pack io.Reader
 	// Quiet asks for no progress; Atomic for all the updates or none.
 	Quiet, Atomic bool
 	// Progress takes the upstream's progress messages.
 	Progress io.Writer
 }
 
-// Push sends the commands and the pack through receive-pack and returns
-// its report, read as git's send-pack reads it: with side-band-64k when
-// offered. A report that is not Read was not sent.
+// Push sends the commands and the pack through receive-pack and reads its
+// report as git's send-pack reads it (with side-band-64k when offered).
+// A report that is not Read was not asked for: receive-pack offered no
+// report-status.
 func (p *Receive) Push(req *PushRequest) (*Report, error) {
-	ureq := packp.NewReferenceUpdateRequestFromCapabilities(p.caps)
+	caps := &p.adv.caps
+	ureq := &packp.UpdateRequests{}
 	set := func(c capability.Capability) {
-		if p.caps.Supports(c) && !ureq.Capabilities.Supports(c) {
+		if caps.Supports(c) && !ureq.Capabilities.Supports(c) {
 			ureq.Capabilities.Set(c)
 		}
 	}
+	set(capability.ReportStatus)
 	set(capability.Sideband64k)
 	if req.Quiet {
 		set(capability.Quiet)
@@ -80,41 +85,38 @@ func (p *Receive) Push(req *PushRequest) (*Report, error) {
 	if req.Atomic {
 		set(capability.Atomic)
 	}
-	ureq.Progress = req.Progress
+	if caps.Supports(capability.Agent) {
+		ureq.Capabilities.Set(capability.Agent, agent)
+	}
 	names := make([]string, 0, len(req.Commands))
 	for _, c := range req.Commands {
-		ureq.Commands = append(ureq.Commands, &packp.Command{Name: plumbing.ReferenceName(c.Name), Old: hashOf(c.Old), New: hashOf(c.New)})
+		ureq.Commands = append(ureq.Commands, &packp.Command{
+			Name: plumbing.ReferenceName(c.Name), Old: hashOf(c.Old, p.adv.format), New: hashOf(c.New, p.adv.format),
+		})
 		names = append(names, c.Name)
 	}
+	var b bytes.Buffer
+	if err := ureq.Encode(&b); err != nil {
+		return nil, err
+	}
+	body := io.Reader(&b)
 	if req.Pack != nil {
-		ureq.Packfile = req.Pack
+		body = io.MultiReader(&b, req.Pack)
 	}
 	rep := newReport(names, func(name string) bool {
-		_, ok := p.adv.Refs[name]
+		_, ok := p.adv.kept.Refs[name]
 		return ok
 	}, p.r.o.Stderr)
-	if s, ok := p.sess.(interface{ setReport(func(io.Reader) error) }); ok {
-		s.setReport(rep.decode)
-	} else if tap := p.r.tap; tap != nil {
-		// The HTTP session's POST to git-receive-pack: the body as sent.
-		tap.report = func(body io.Reader) error { return rep.decode(demux(body, ureq)) }
-		defer func() { tap.report = nil }()
+	in, err := p.w.send(body, true)
+	if err != nil {
+		return rep, err
 	}
-	gogit, err := p.sess.ReceivePack(p.r.ctx, ureq)
-	if !rep.Read && gogit != nil {
-		rep.adopt(gogit)
+	if !caps.Supports(capability.ReportStatus) {
+		return rep, p.w.close()
 	}
-	return rep, err
-}
-
-// demux takes the report out of the side-band of a receive-pack's answer
-// to req, when req asked for one (Push asks for side-band-64k only); the
-// progress goes to req.Progress.
-func demux(r io.Reader, req *packp.ReferenceUpdateRequest) io.Reader {
-	if !req.Capabilities.Supports(capability.Sideband64k) {
-		return r
+	if err := rep.decode(demux(in, &ureq.Capabilities, req.Progress)); err != nil {
+		p.w.close()
+		return rep, err
 	}
-	d := sideband.NewDemuxer(sideband.Sideband64k, r)
-	d.Progress = req.Progress
-	return d
+	return rep, p.w.close()
 }

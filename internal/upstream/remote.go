@@ -1,15 +1,12 @@
 package upstream
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"net/http"
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
@@ -24,15 +21,15 @@ type Remote struct {
 	// URL is the address without credentials, as messages name it.
 	URL string
 
-	ctx  context.Context
-	addr string // the address git gave, durable:// mapped
-	ep   *transport.Endpoint
-	o    Options
-	tr   transport.Transport
-	auth transport.AuthMethod // nil: the transport's default
-	cred *credential          // from git credential fill, once
-	tap  *advertTap           // HTTP only: streams list's advertisement
-	cut  *transferLog         // HTTP only: a request the client failed
+	ctx    context.Context
+	addr   string    // the address git gave, durable:// mapped
+	ep     *endpoint // moved by a redirect of the first HTTP request
+	o      Options
+	tr     Transport    // for a stream: a command or a daemon
+	client *http.Client // for smart HTTP, with its credentials:
+	auth   *httpAuth
+	cred   *credential  // from git credential fill, once
+	cut    *transferLog // a request the client failed
 }
 
 // Options is what Open needs from the helper.
@@ -48,21 +45,15 @@ type Options struct {
 	// header values.
 	Redactor *Redactor
 	// Transport, when set, replaces the transport chosen from the URL's
-	// protocol; tests use go-git's in-process server.
+	// protocol (tests).
 	Transport Transport
 }
-
-// Transport is a go-git transport, as Options.Transport takes it.
-type Transport = transport.Transport
 
 // Open checks the address git passed the helper (its second argument, or
 // the remote's URL) as git checks a URL before it connects: its syntax,
 // anything ssh or upload-pack could take for an option, and git's
 // protocol policy. Nothing is sent yet.
 func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
-	// go-git drops thin-pack and multi_ack_detailed from every
-	// advertisement unless told they are supported.
-	transport.UnsupportedCapabilities = nil
 	r := &Remote{URL: Anonymize(addr), ctx: ctx, addr: addr, o: o}
 	ep, err := parseEndpoint(addr)
 	if err != nil {
@@ -86,82 +77,91 @@ func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
 	return r, nil
 }
 
-// transport returns the transport for the endpoint's protocol, with its
-// authentication, made once.
-func (r *Remote) transport() (transport.Transport, error) {
-	if r.tr != nil {
-		return r.tr, nil
+// setup makes the transport for the endpoint's protocol once: the HTTP
+// client, with its settings and credentials, or the stream's transport.
+func (r *Remote) setup() error {
+	if r.tr != nil || r.client != nil {
+		return nil
 	}
 	if r.o.Transport != nil {
 		r.tr = r.o.Transport
-		return r.tr, nil
+		return nil
 	}
 	cfg, err := r.o.Config()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch r.ep.Protocol {
 	case "http", "https":
 		hc := newHTTPConfig(cfg, matchingURL(r.ep))
 		a, err := newHTTPAuth(hc, r.ep, r.o.Redactor)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.cut = &transferLog{}
 		c, err := newHTTPClient(hc, r.ep.Protocol, r.o.Env, r.o.Redactor, a.headerNames(), r.cut, func(msg string) {
 			fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r.auth = a
-		r.tap = &advertTap{next: c.Transport}
-		c.Transport = r.tap
-		// go-git follows every redirect its own checks allow; the
-		// client's policy (http.followRedirects) decides.
-		r.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
+		r.client, r.auth = c, a
 	case "ssh":
-		r.tr = newSSH(r.ctx, cfg, r.o.Env.Getenv)
+		r.tr = newSSH(cfg, r.o.Env.Getenv, r.ep)
 	case "git":
 		host, path, err := daemonTarget(r.addr)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r.tr = newDaemon(r.ctx, host, path)
+		r.tr = newDaemon(r.ep, host, path)
 	default:
-		r.tr = newLocal(r.ctx)
+		r.tr = newLocal(r.ep.Path)
 	}
-	return r.tr, nil
+	return nil
 }
 
-// advertise opens a session with open and reads the upstream's
-// advertisement. When an HTTP server asks for credentials the helper has
-// not got, it asks git credential fill (once) and tries again, then tells
-// git credential whether they worked.
-func (r *Remote) advertise(open func(transport.Transport) (transport.Session, error)) (transport.Session, *packp.AdvRefs, error) {
-	tr, err := r.transport()
-	if err != nil {
-		return nil, nil, err
+// open starts a session with service.
+func (r *Remote) open(service string) (wire, error) {
+	if err := r.setup(); err != nil {
+		return nil, err
 	}
+	if r.client != nil {
+		return &smartHTTP{r: r, service: service}, nil
+	}
+	c, err := r.tr.Connect(r.ctx, service, 0)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(c), nil
+}
+
+// session opens a session with service and reads its advertisement with
+// read. When an HTTP server asks for credentials the helper has not got,
+// it asks git credential fill (once) and tries again, then tells git
+// credential whether they worked.
+func (r *Remote) session(service string, read func(*bufio.Reader) error) (wire, error) {
 	for {
 		base := credentialURL(r.ep)
-		s, ar, err := r.tryAdvertise(tr, open)
-		a, isHTTP := r.auth.(*httpAuth)
+		w, err := r.open(service)
+		if err == nil {
+			err = r.advertised(w, read)
+		}
+		isHTTP := r.auth != nil
 		if moved := credentialURL(r.ep); isHTTP && moved != base {
-			// go-git moved the endpoint (r.ep) to where the refs were
-			// found; every later request goes there, as git's do, and
-			// its credentials are asked for that URL: git checks it again.
+			// The first request was redirected: every later request goes
+			// where the refs were found, as git's do, and its credentials
+			// are asked for that URL: git checks it again.
 			if cerr := checkCredentialURL(moved); cerr != nil {
-				if s != nil {
-					s.Close()
+				if err == nil {
+					w.close()
 				}
-				return nil, nil, cerr
+				return nil, cerr
 			}
 			fmt.Fprintf(r.o.Stderr, "warning: redirecting to %s/\n", cli.Printable(moved))
 		}
 		user, hasPass := "", false
 		if isHTTP {
-			user, hasPass = a.known(r.ep)
+			user, hasPass = r.auth.known(r.ep)
 		}
 		switch {
 		case err == nil:
@@ -169,71 +169,71 @@ func (r *Remote) advertise(open func(transport.Transport) (transport.Session, er
 				r.cred.approved = true
 				r.credential("approve", r.cred)
 			}
-			return s, ar, nil
-		case !isHTTP || !errors.Is(err, transport.ErrAuthenticationRequired):
-			return nil, nil, err
+			return w, nil
+		case !isHTTP || !errors.Is(err, errAuthRequired):
+			return nil, err
 		case r.cred != nil:
 			r.credential("reject", r.cred)
-			return nil, nil, errAuthFailed
+			return nil, errAuthFailed
 		case hasPass:
-			return nil, nil, errAuthFailed // from the URL
+			return nil, errAuthFailed // from the URL
 		}
 		c, ferr := r.fill(user)
 		if ferr != nil {
-			return nil, nil, ferr
+			return nil, ferr
 		}
 		r.cred = c
-		a.setBasic(c.user, c.pass, r.ep)
+		r.auth.setBasic(c.user, c.pass, r.ep)
 	}
 }
 
-func (r *Remote) tryAdvertise(tr transport.Transport, open func(transport.Transport) (transport.Session, error)) (transport.Session, *packp.AdvRefs, error) {
-	s, err := open(tr)
-	if err != nil {
-		return nil, nil, err
+// advertised reads the advertisement of a session with read; a session
+// whose advertisement cannot be read is closed, and the failure explained.
+func (r *Remote) advertised(w wire, read func(*bufio.Reader) error) error {
+	in, err := w.advertisement()
+	if err == nil {
+		err = read(in)
 	}
-	ar, err := s.AdvertisedReferencesContext(r.ctx)
-	if err != nil {
-		s.Close()
-		if ferr := formatFromError(err, r.URL); ferr != nil {
-			return nil, nil, ferr
-		}
-		return nil, nil, err
+	if err == nil {
+		return nil
 	}
-	return s, ar, nil
+	if errors.Is(err, errEmptyRemote) {
+		w.close() // a flush: nothing is wanted
+		return err
+	}
+	err = w.fail(err)
+	w.close()
+	var uf *unknownFormat
+	if errors.As(err, &uf) {
+		return formatError(r.URL, uf.format)
+	}
+	return err
 }
 
-// formatFromError explains an advertisement go-git could not decode because
-// its object names are not SHA-1: go-git's error quotes the first line,
-// capabilities included.
-func formatFromError(err error, url string) error {
-	msg := err.Error()
-	i := strings.Index(msg, "object-format=")
-	if i < 0 {
-		return nil
-	}
-	f := msg[i+len("object-format="):]
-	if end := strings.IndexAny(f, " )\n"); end >= 0 {
-		f = f[:end]
-	}
-	if f == "sha1" {
-		return nil
-	}
-	return formatError(url, f)
+// unknownFormat is an advertisement of an object format other than SHA-1.
+type unknownFormat struct{ format string }
+
+func (e *unknownFormat) Error() string {
+	return "the advertisement uses object-format=" + e.format
 }
 
 // formatError refuses an upstream whose objects are not named with SHA-1.
 func formatError(url, format string) error {
-	return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch and push only sha1 repositories (its wire protocol is go-git v5's)", url, format)
+	return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch and push only sha1 repositories", url, format)
 }
 
-// errAuthFailed is git's "Authentication failed" for wrong or missing
-// credentials.
-var errAuthFailed = errors.New("authentication failed")
+// The failures of an upstream that git names in its own words.
+var (
+	errAuthFailed   = errors.New("authentication failed")   // wrong credentials, or none to give
+	errAuthRequired = errors.New("authentication required") // a 401
+	errForbidden    = errors.New("authorization failed")    // a 403
+	errNotFound     = errors.New("repository not found")
+	errEmptyRemote  = errors.New("remote repository is empty")
+)
 
 // Failure is git's fatal line for the first request the HTTP client failed
 // as curl would have: that failure is why the session fails, whatever
-// became of the error on its way up (go-git quotes some read errors as
+// became of the error on its way up (a decoder may quote a read error as
 // text).
 func (r *Remote) Failure() (string, bool) {
 	if r == nil {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-
 	"github.com/git-durable/git-durable/internal/cli"
 )
 
@@ -138,20 +136,4 @@ func (r *Report) other(name string) {
 		what = "unexpected"
 	}
 	fmt.Fprintf(r.warn, "warning: remote reported status on %s ref: %s\n", what, cli.Printable(name))
-}
-
-// adopt takes the report go-git decoded, for a session that does not let
-// the helper read it (go-git's own server, which tests use): there, "ng
-// <ref> ok" looks like "ok <ref>".
-func (r *Report) adopt(rs *packp.ReportStatus) {
-	r.Read = true
-	r.Unpack = rs.UnpackStatus
-	for _, cs := range rs.CommandStatuses {
-		name := cs.ReferenceName.String()
-		if !r.sent[name] {
-			r.other(name)
-			continue
-		}
-		r.Statuses[name] = RefStatus{OK: cs.Status == "ok", Reason: cs.Status}
-	}
 }

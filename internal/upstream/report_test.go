@@ -7,20 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 )
 
 // pkts encodes lines as pkt-lines; "" is a flush.
 func pkts(lines ...string) string {
 	var b bytes.Buffer
-	e := pktline.NewEncoder(&b)
 	for _, l := range lines {
 		if l == "" {
-			e.Flush()
+			pktline.WriteFlush(&b)
 		} else {
-			e.EncodeString(l + "\n")
+			pktline.WriteString(&b, l+"\n")
 		}
 	}
 	return b.String()
@@ -105,12 +103,11 @@ func TestReportCountsOthers(t *testing.T) {
 }
 
 // TestReportSideband reads a report out of side-band-64k, progress to
-// req.Progress, and takes an error on channel 3 for the upstream's.
+// its writer, and takes an error on channel 3 for the upstream's.
 func TestReportSideband(t *testing.T) {
-	req := packp.NewReferenceUpdateRequest()
-	req.Capabilities.Set(capability.Sideband64k)
+	var caps capability.List
+	caps.Set(capability.Sideband64k)
 	var progress strings.Builder
-	req.Progress = &progress
 	inner := pkts("unpack ok", "ng refs/heads/main hook declined", "")
 	band := func(b byte, s string) string { return fmt.Sprintf("%04x%c%s", len(s)+5, b, s) }
 	for _, tc := range []struct{ name, in, want string }{
@@ -119,7 +116,7 @@ func TestReportSideband(t *testing.T) {
 	} {
 		r := newReport([]string{"refs/heads/main"}, nil, io.Discard)
 		got := ""
-		if err := r.decode(demux(strings.NewReader(tc.in), req)); err != nil {
+		if err := r.decode(demux(strings.NewReader(tc.in), &caps, &progress)); err != nil {
 			got = lineOf(err)
 		} else if st := r.Statuses["refs/heads/main"]; !st.OK {
 			got = "refs/heads/main ng " + st.Reason

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 
 	"github.com/git-durable/git-durable/object"
 )
@@ -16,11 +16,11 @@ import (
 // multi_ack_detailed), include-tag and no-progress as git's options say,
 // and the shallow lines and deepening.
 func TestUploadRequest(t *testing.T) {
-	adv := capability.NewList()
-	adv.Decode([]byte("multi_ack thin-pack side-band side-band-64k ofs-delta shallow deepen-since deepen-not no-progress include-tag multi_ack_detailed agent=git/2.39.5"))
+	adv := &capability.List{}
+	capability.DecodeList([]byte("multi_ack thin-pack side-band side-band-64k ofs-delta shallow deepen-since deepen-not no-progress include-tag multi_ack_detailed agent=git/2.39.5"), adv)
 	want, _ := object.ParseID(strings.Repeat("1", 40))
 	f := &FetchRequest{Wants: []object.ID{want}, NoProgress: true}
-	caps := func(req *packp.UploadPackRequest) string { return req.Capabilities.String() }
+	caps := func(req *packp.UploadRequest) string { return req.Capabilities.String() }
 
 	req, err := uploadRequest(adv, f, "u")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestUploadRequest(t *testing.T) {
 	if !strings.Contains(caps(req), "include-tag") || strings.Contains(caps(req), "no-progress") || !strings.Contains(caps(req), "shallow") {
 		t.Errorf("request: %s", caps(req))
 	}
-	if req.Depth != packp.DepthCommits(3) || len(req.Shallows) != 1 || strings.Contains(caps(req), "deepen-relative") {
+	if req.Depth.Deepen != 3 || len(req.Shallows) != 1 || strings.Contains(caps(req), "deepen-relative") {
 		t.Errorf("depth %v, shallows %v, %s", req.Depth, req.Shallows, caps(req))
 	}
 	f.DeepenRelative = true
@@ -59,12 +59,12 @@ func TestUploadRequest(t *testing.T) {
 	f.DeepenRelative = false
 
 	f.Depth, f.DeepenSince, f.Shallows = 0, time.Unix(1700000000, 0), nil
-	if req, err = uploadRequest(adv, f, "u"); err != nil || req.Depth != packp.DepthSince(time.Unix(1700000000, 0)) {
+	if req, err = uploadRequest(adv, f, "u"); err != nil || !req.Depth.DeepenSince.Equal(time.Unix(1700000000, 0)) {
 		t.Errorf("deepen-since: %v, %v", req.Depth, err)
 	}
 	// A server without shallow support cannot serve a shallow repository.
-	plain := capability.NewList()
-	plain.Decode([]byte("ofs-delta side-band-64k"))
+	plain := &capability.List{}
+	capability.DecodeList([]byte("ofs-delta side-band-64k"), plain)
 	f.Shallows = []object.ID{shallow}
 	if _, err := uploadRequest(plain, f, "u"); err == nil || !strings.Contains(err.Error(), "does not support shallow") {
 		t.Errorf("no shallow support: %v", err)

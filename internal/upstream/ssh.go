@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -17,8 +15,9 @@ import (
 // runs it (GIT_SSH_COMMAND, else core.sshCommand, both through the shell
 // when they need one; else GIT_SSH, run directly; else ssh), so that
 // ProxyCommand, keys, agents and known_hosts behave as for git. go-git's
-// own ssh client ignores all of these. The end of ctx stops the command.
-func newSSH(ctx context.Context, cfg repo.Config, getenv func(string) string) transport.Transport {
+// own ssh client ignores all of these. The end of the context stops the
+// command.
+func newSSH(cfg repo.Config, getenv func(string) string, ep *endpoint) Transport {
 	prog, shell := "ssh", false
 	if v := getenv("GIT_SSH_COMMAND"); v != "" {
 		prog, shell = v, true
@@ -36,7 +35,7 @@ func newSSH(ctx context.Context, cfg repo.Config, getenv func(string) string) tr
 	if variant == "" || variant == "auto" {
 		variant = sshVariant(prog, shell)
 	}
-	return &execTransport{command: func(service string, ep *transport.Endpoint) (*exec.Cmd, error) {
+	return &commandTransport{command: func(ctx context.Context, service string, version int) (*exec.Cmd, error) {
 		args, err := sshArgs(variant, ep, service)
 		if err != nil {
 			return nil, err
@@ -91,7 +90,7 @@ func sshVariant(prog string, shell bool) string {
 // sshArgs are the arguments git gives its ssh command: the port option the
 // variant understands, the [user@]host, and the remote command with the
 // repository path single-quoted.
-func sshArgs(variant string, ep *transport.Endpoint, service string) ([]string, error) {
+func sshArgs(variant string, ep *endpoint, service string) ([]string, error) {
 	var args []string
 	if ep.Port != 0 && ep.Port != 22 {
 		switch variant {

@@ -5,12 +5,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 func TestSSHArgs(t *testing.T) {
-	ep := &transport.Endpoint{Protocol: "ssh", User: "git", Host: "h", Port: 2222, Path: "/o/it's.git"}
+	ep := &endpoint{Protocol: "ssh", User: "git", Host: "h", Port: 2222, Path: "/o/it's.git"}
 	for _, tc := range []struct {
 		variant string
 		want    []string
@@ -27,7 +25,7 @@ func TestSSHArgs(t *testing.T) {
 	if _, err := sshArgs("simple", ep, "git-upload-pack"); err == nil {
 		t.Error("simple ssh took a port")
 	}
-	scp := &transport.Endpoint{Protocol: "ssh", Host: "h", Port: 22, Path: "o/r.git"}
+	scp := &endpoint{Protocol: "ssh", Host: "h", Port: 22, Path: "o/r.git"}
 	if got, _ := sshArgs("simple", scp, "git-receive-pack"); !reflect.DeepEqual(got, []string{"h", "git-receive-pack 'o/r.git'"}) {
 		t.Errorf("scp-like: %q", got)
 	}
@@ -56,7 +54,7 @@ func TestSSHVariant(t *testing.T) {
 // one simple command is exec'd by the shell, so that the helper's child is
 // ssh itself.
 func TestSSHCommandLine(t *testing.T) {
-	ep := &transport.Endpoint{Protocol: "ssh", Host: "h", Path: "/r.git"}
+	ep := &endpoint{Protocol: "ssh", Host: "h", Path: "/r.git"}
 	remote := []string{"h", "git-upload-pack '/r.git'"}
 	for _, tc := range []struct {
 		prog string
@@ -70,13 +68,13 @@ func TestSSHCommandLine(t *testing.T) {
 		{"SSH_AUTH_SOCK=/s ssh", append([]string{"sh", "-c", `SSH_AUTH_SOCK=/s ssh "$@"`, "SSH_AUTH_SOCK=/s ssh"}, remote...)},
 		{"$HOME/bin/ssh -v", append([]string{"sh", "-c", `$HOME/bin/ssh -v "$@"`, "$HOME/bin/ssh -v"}, remote...)},
 	} {
-		tr := newSSH(context.Background(), nil, func(k string) string {
+		tr := newSSH(nil, func(k string) string {
 			if k == "GIT_SSH_COMMAND" {
 				return tc.prog
 			}
 			return ""
-		}).(*execTransport)
-		cmd, err := tr.command("git-upload-pack", ep)
+		}, ep).(*commandTransport)
+		cmd, err := tr.command(context.Background(), "git-upload-pack", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
