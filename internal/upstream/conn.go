@@ -56,6 +56,7 @@ type stream struct {
 	opened bool // the advertisement was read
 	used   bool // a request was sent
 	ended  bool // the service's input was closed
+	v2     bool // protocol v2: a flush ends the session after any command
 	done   bool
 	err    error
 }
@@ -117,14 +118,15 @@ func (s *stream) fail(err error) error {
 }
 
 // close ends the service's input, with a flush first when no request was
-// sent (upload-pack then exits), and waits for it.
+// sent (upload-pack then exits) and after any over v2 (the end of the
+// session, where a command would come), and waits for it.
 func (s *stream) close() error {
 	if s.done {
 		return s.err
 	}
 	s.done = true
 	if !s.ended {
-		if !s.used && s.opened {
+		if !s.used && s.opened || s.v2 {
 			pktline.WriteFlush(s.conn)
 		}
 		s.conn.CloseWrite()

@@ -18,8 +18,9 @@ const daemonPort = 9418
 
 // newDaemon returns the git:// transport: a TCP connection to the daemon,
 // then the request line git sends ("git-upload-pack /path\0host=<host>\0",
-// protocol v0; host and path as daemonTarget gives them), then the session
-// over the connection. Cancelling ctx closes the connection.
+// host and path as daemonTarget gives them, "\0version=2\0" after it for
+// protocol v2), then the session over the connection. Cancelling the
+// context closes the connection.
 func newDaemon(ep *endpoint, host, path string) Transport {
 	return &daemonTransport{ep: ep, host: host, path: path}
 }
@@ -43,6 +44,12 @@ func (t *daemonTransport) Connect(ctx context.Context, service string, version i
 	}
 	context.AfterFunc(ctx, func() { c.Close() })
 	req := fmt.Sprintf("%s %s\x00host=%s\x00", service, t.path, t.host)
+	if version > 0 {
+		// git's connect.c: "version=<n>" after a second NUL, which older
+		// daemons ignore, and which git daemon hands upload-pack as
+		// GIT_PROTOCOL.
+		req += fmt.Sprintf("\x00version=%d\x00", version)
+	}
 	if _, err := pktline.WriteString(c, req); err != nil {
 		c.Close()
 		return nil, err
@@ -99,12 +106,16 @@ func daemonTarget(addr string) (host, path string, err error) {
 
 // newLocal returns the transport for a repository on this machine: git
 // upload-pack or receive-pack run on its path, without the variables that
-// describe the local repository (git's local_repo_env), as git runs them;
-// the end of the context stops them.
+// describe the local repository (git's local_repo_env), with GIT_PROTOCOL
+// for a protocol version, as git runs them; the end of the context stops
+// them.
 func newLocal(path string) Transport {
 	return &commandTransport{command: func(ctx context.Context, service string, version int) (*exec.Cmd, error) {
 		cmd := command(ctx, "git", strings.TrimPrefix(service, "git-"), path)
 		cmd.Env = withoutLocalRepoEnv(os.Environ())
+		if version > 0 {
+			cmd.Env = append(cmd.Env, protocolEnv(version))
+		}
 		return cmd, nil
 	}}
 }

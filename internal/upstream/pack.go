@@ -131,8 +131,10 @@ func demux(r io.Reader, caps *capability.List, progress io.Writer) io.Reader {
 	return d
 }
 
-// stickyReader returns the first error other than io.EOF its reader gave
-// on every later read.
+// stickyReader returns the first error its reader gave, io.EOF included,
+// on every later read: the side-band's flush ends the pack for good, even
+// where the session goes on (protocol v2 over a stream waits for the next
+// command).
 type stickyReader struct {
 	r   io.Reader
 	err error
@@ -143,7 +145,7 @@ func (s *stickyReader) Read(p []byte) (int, error) {
 		return 0, s.err
 	}
 	n, err := s.r.Read(p)
-	if err != nil && err != io.EOF {
+	if err != nil {
 		s.err = err
 	}
 	return n, err

@@ -30,6 +30,8 @@ type Remote struct {
 	auth   *httpAuth
 	cred   *credential  // from git credential fill, once
 	cut    *transferLog // a request the client failed
+	// version is the protocol version asked for (protocolVersion).
+	version int
 }
 
 // Options is what Open needs from the helper.
@@ -83,16 +85,17 @@ func (r *Remote) setup() error {
 	if r.tr != nil || r.client != nil {
 		return nil
 	}
-	if r.o.Transport != nil {
-		r.tr = r.o.Transport
-		return nil
-	}
 	cfg, err := r.o.Config()
 	if err != nil {
 		return err
 	}
-	switch r.ep.Protocol {
-	case "http", "https":
+	if r.version, err = protocolVersion(cfg, r.o.Env.Getenv); err != nil {
+		return err
+	}
+	switch {
+	case r.o.Transport != nil:
+		r.tr = r.o.Transport
+	case r.ep.Protocol == "http" || r.ep.Protocol == "https":
 		hc := newHTTPConfig(cfg, matchingURL(r.ep))
 		a, err := newHTTPAuth(hc, r.ep, r.o.Redactor)
 		if err != nil {
@@ -106,9 +109,9 @@ func (r *Remote) setup() error {
 			return err
 		}
 		r.client, r.auth = c, a
-	case "ssh":
+	case r.ep.Protocol == "ssh":
 		r.tr = newSSH(cfg, r.o.Env.Getenv, r.ep)
-	case "git":
+	case r.ep.Protocol == "git":
 		host, path, err := daemonTarget(r.addr)
 		if err != nil {
 			return err
@@ -125,10 +128,11 @@ func (r *Remote) open(service string) (wire, error) {
 	if err := r.setup(); err != nil {
 		return nil, err
 	}
+	version := versionFor(r.version, service)
 	if r.client != nil {
-		return &smartHTTP{r: r, service: service}, nil
+		return &smartHTTP{r: r, service: service, version: version}, nil
 	}
-	c, err := r.tr.Connect(r.ctx, service, 0)
+	c, err := r.tr.Connect(r.ctx, service, version)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
 )

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -36,14 +37,20 @@ func newSSH(cfg repo.Config, getenv func(string) string, ep *endpoint) Transport
 		variant = sshVariant(prog, shell)
 	}
 	return &commandTransport{command: func(ctx context.Context, service string, version int) (*exec.Cmd, error) {
-		args, err := sshArgs(variant, ep, service)
+		args, err := sshArgs(variant, ep, service, version)
 		if err != nil {
 			return nil, err
 		}
+		var cmd *exec.Cmd
 		if shell && strings.ContainsAny(prog, shellMeta) {
-			return command(ctx, "sh", append([]string{"-c", shellLine(prog), prog}, args...)...), nil
+			cmd = command(ctx, "sh", append([]string{"-c", shellLine(prog), prog}, args...)...)
+		} else {
+			cmd = command(ctx, prog, args...)
 		}
-		return command(ctx, prog, args...), nil
+		if variant == "ssh" && version > 0 {
+			cmd.Env = append(os.Environ(), protocolEnv(version))
+		}
+		return cmd, nil
 	}}
 }
 
@@ -87,11 +94,17 @@ func sshVariant(prog string, shell bool) string {
 	return "ssh"
 }
 
-// sshArgs are the arguments git gives its ssh command: the port option the
-// variant understands, the [user@]host, and the remote command with the
+// sshArgs are the arguments git gives its ssh command (connect.c
+// push_ssh_options): for OpenSSH asked for a protocol version, "-o
+// SendEnv=GIT_PROTOCOL" (an sshd that does not accept the variable gives
+// the server none, and it answers v0); the port option the variant
+// understands, the [user@]host, and the remote command with the
 // repository path single-quoted.
-func sshArgs(variant string, ep *endpoint, service string) ([]string, error) {
+func sshArgs(variant string, ep *endpoint, service string, version int) ([]string, error) {
 	var args []string
+	if variant == "ssh" && version > 0 {
+		args = append(args, "-o", "SendEnv=GIT_PROTOCOL")
+	}
 	if ep.Port != 0 && ep.Port != 22 {
 		switch variant {
 		case "ssh":

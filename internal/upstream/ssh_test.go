@@ -17,16 +17,16 @@ func TestSSHArgs(t *testing.T) {
 		{"plink", []string{"-P", "2222", "git@h", `git-upload-pack '/o/it'\''s.git'`}},
 		{"tortoiseplink", []string{"-batch", "-P", "2222", "git@h", `git-upload-pack '/o/it'\''s.git'`}},
 	} {
-		got, err := sshArgs(tc.variant, ep, "git-upload-pack")
+		got, err := sshArgs(tc.variant, ep, "git-upload-pack", 0)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %q, %v; want %q", tc.variant, got, err, tc.want)
 		}
 	}
-	if _, err := sshArgs("simple", ep, "git-upload-pack"); err == nil {
+	if _, err := sshArgs("simple", ep, "git-upload-pack", 0); err == nil {
 		t.Error("simple ssh took a port")
 	}
 	scp := &endpoint{Protocol: "ssh", Host: "h", Port: 22, Path: "o/r.git"}
-	if got, _ := sshArgs("simple", scp, "git-receive-pack"); !reflect.DeepEqual(got, []string{"h", "git-receive-pack 'o/r.git'"}) {
+	if got, _ := sshArgs("simple", scp, "git-receive-pack", 0); !reflect.DeepEqual(got, []string{"h", "git-receive-pack 'o/r.git'"}) {
 		t.Errorf("scp-like: %q", got)
 	}
 }

@@ -14,20 +14,29 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// Upload is an upload-pack session whose advertisement has been read; a
-// protocol v0 session serves one fetch.
+// Upload is an upload-pack session whose advertisement has been read: of
+// protocol v2 (capabilities) or v0 (refs), whichever the server answered a
+// request for protocol.version with. A session serves one fetch.
 type Upload struct {
 	r   *Remote
 	w   wire
-	adv *advert
+	adv *advert // v0
+	v2  *v2
 }
 
-// OpenUpload opens an upload-pack session and reads its advertisement,
-// handing each ref to sink, when there is one, as it is read; an empty
-// upstream gives no session (nil, nil).
+// OpenUpload opens an upload-pack session and reads its advertisement;
+// with a sink, each ref goes to it as it is read (over v2, the answer to
+// ls-refs). An empty upstream gives no session (nil, nil).
 func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
-	var adv *advert
+	u := &Upload{r: r}
 	w, err := r.session("git-upload-pack", func(in *bufio.Reader) error {
+		if v2, err := isV2(in); err != nil {
+			return err
+		} else if v2 {
+			a, err := readV2(in)
+			u.v2 = a
+			return err
+		}
 		a, err := readAdvertisement(in, sink)
 		switch {
 		case errors.Is(err, errEmptyAdvertisement), err == nil && a.empty():
@@ -35,7 +44,7 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 		case err != nil:
 			return err
 		}
-		adv = a
+		u.adv = a
 		return nil
 	})
 	if errors.Is(err, errEmptyRemote) {
@@ -44,7 +53,20 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Upload{r: r, w: w, adv: adv}, nil
+	u.w = w
+	if u.v2 != nil {
+		if s, ok := w.(*stream); ok {
+			s.v2 = true
+		}
+		if sink != nil {
+			if err := u.v2.lsRefs(w, sink); err != nil {
+				err = w.fail(err)
+				w.close()
+				return nil, err
+			}
+		}
+	}
+	return u, nil
 }
 
 // Close ends the session.
@@ -75,9 +97,12 @@ var errNoPack = errors.New("no pack")
 
 // Fetch asks for the pack of req.Wants, all the haves and "done" in one
 // request (the helper negotiates in a single round), and returns the
-// answer once its shallow lines and acknowledgements are read: the pack
-// comes next.
+// answer once what comes before the pack is read: over v0, the shallow
+// lines and acknowledgements.
 func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
+	if u.v2 != nil {
+		return u.fetchV2(req)
+	}
 	ureq, err := uploadRequest(&u.adv.caps, req, u.r.URL)
 	if err != nil {
 		return nil, err
