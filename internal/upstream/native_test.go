@@ -28,7 +28,7 @@ func TestDaemonRequest(t *testing.T) {
 		} {
 			for _, user := range []string{"", "u:pw@"} {
 				addr := "git://" + user + hostPort + tc.path
-				got := daemonRequest(t, ln, addr)
+				got := daemonRequest(t, ln, addr, 0)
 				// git sends a user:password@ as part of the host (and then
 				// fails to look that name up); the helper leaves it out.
 				if want := "git-upload-pack " + tc.want + "\x00host=" + hostPort + "\x00"; got != want {
@@ -52,9 +52,9 @@ func TestDaemonRequest(t *testing.T) {
 	}
 }
 
-// daemonRequest connects the git:// transport for addr to ln and returns
-// the request it sent.
-func daemonRequest(t *testing.T, ln net.Listener, addr string) string {
+// daemonRequest connects the git:// transport for addr to ln, asking for
+// protocol version, and returns the request it sent.
+func daemonRequest(t *testing.T, ln net.Listener, addr string, version int) string {
 	t.Helper()
 	ep, err := parseEndpoint(addr)
 	if err == nil {
@@ -83,10 +83,31 @@ func daemonRequest(t *testing.T, ln net.Listener, addr string) string {
 		}
 		got <- string(pkt)
 	}()
-	c, err := newDaemon(ep, host, path).Connect(context.Background(), "git-upload-pack", 0)
+	c, err := newDaemon(ep, host, path).Connect(context.Background(), "git-upload-pack", version)
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
 	defer c.Close()
 	return <-got
+}
+
+// TestDaemonRequestV2: protocol v2 (and v1) is asked for as git 2.39 asks
+// for it, "version=<n>" after a second NUL, which git daemon hands
+// upload-pack as GIT_PROTOCOL and an older daemon ignores.
+func TestDaemonRequestV2(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	hostPort := ln.Addr().String()
+	for version, want := range map[int]string{
+		0: "git-upload-pack /r\x00host=" + hostPort + "\x00",
+		1: "git-upload-pack /r\x00host=" + hostPort + "\x00\x00version=1\x00",
+		2: "git-upload-pack /r\x00host=" + hostPort + "\x00\x00version=2\x00",
+	} {
+		if got := daemonRequest(t, ln, "git://"+hostPort+"/r", version); got != want {
+			t.Errorf("version %d: sent %q, want %q", version, got, want)
+		}
+	}
 }

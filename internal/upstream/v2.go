@@ -309,3 +309,7 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 func specialName(special int) string {
 	return [...]string{flushPkt: "flush", delimPkt: "delim", endPkt: "response-end"}[special]
 }
+
+// ReadLsRefs reads a protocol v2 ls-refs answer of SHA-1 ids from r,
+// handing each ref to sink as readRefsV2 does.
+func ReadLsRefs(r *bufio.Reader, sink RefSink) error { return readRefsV2(r, object.SHA1, sink) }
