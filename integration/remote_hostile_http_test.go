@@ -37,14 +37,14 @@ type hop struct {
 // mode, redirects to B, which serves the same repositories without asking
 // anything. Both log every request. Neither advertises include-tag, so a
 // fetch that follows tags needs a second fetch batch (git's tag backfill):
-// a second session of the helper.
+// a second session of the helper (over protocol v0: see v0).
 type redirector struct {
 	mode string // "refs": A redirects GET info/refs to B; "post": the POST; "same": GET info/refs to another path on A; "newline": GET info/refs to a path of B that decodes to a newline (newlinePath); "": no redirect
 	a, b string // base URLs
-	// v0 makes both servers ignore Git-Protocol, as servers that speak
-	// protocol v0 only do: include-tag is then left out, and the tag
-	// backfill is a second session. With v2 (include-tag is no
-	// capability there) the tags come with the fetch.
+	// v0 makes both servers speak protocol v0 only, without include-tag,
+	// so that a fetch that follows tags needs the tag backfill: a second
+	// session. With v2 (include-tag is no capability there) the tags come
+	// with the fetch.
 	v0 bool
 
 	mu   sync.Mutex
@@ -52,7 +52,7 @@ type redirector struct {
 }
 
 func startRedirecting(t *testing.T, env []string, base, mode string) *redirector {
-	return startRedirectingVersion(t, env, base, mode, true)
+	return startRedirectingVersion(t, env, base, mode, false)
 }
 
 // startRedirectingVersion starts a redirector whose servers speak protocol
@@ -60,13 +60,9 @@ func startRedirecting(t *testing.T, env []string, base, mode string) *redirector
 func startRedirectingVersion(t *testing.T, env []string, base, mode string, v0 bool) *redirector {
 	t.Helper()
 	h := &redirector{mode: mode, v0: v0}
-	backend := noIncludeTag(httpBackend(t, env, base))
+	backend := httpBackend(t, env, base)
 	if v0 {
-		next := backend
-		backend = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Header.Del("Git-Protocol")
-			next.ServeHTTP(w, r)
-		})
+		backend = noIncludeTag(backend)
 	}
 	h.b = startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.log("B", r)
@@ -126,9 +122,12 @@ func noIncludeTag(next http.Handler) http.Handler {
 }
 
 // rewriteCaps passes the line with the capabilities of next's
-// advertisement (GET info/refs) through f.
+// advertisement (GET info/refs) through f. That line is protocol v0's, so
+// the server speaks v0 only: it drops Git-Protocol from every request, as
+// a server that knows no other version ignores it.
 func rewriteCaps(next http.Handler, f func(pkt []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Git-Protocol")
 		if !strings.HasSuffix(r.URL.Path, "/info/refs") {
 			next.ServeHTTP(w, r)
 			return

@@ -183,10 +183,6 @@ func invalidRef(line []byte) error {
 	return fmt.Errorf("invalid ls-refs response: %s", cli.MaskName(string(line)))
 }
 
-// errNotAsked is a section of a v2 answer that the request did not ask
-// for.
-var errNotAsked = errors.New("not asked for")
-
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
 // "done" in one request (thin-pack and ofs-delta always, include-tag and
 // no-progress as git's options say, the shallow lines and deepening when
@@ -266,7 +262,7 @@ func (p *Pack) readSections(in *bufio.Reader, f object.Format) error {
 				return err
 			}
 		case header == "wanted-refs", header == "packfile-uris":
-			return fmt.Errorf("the upstream sent a %s section, which the helper did not ask for: %w", header, errNotAsked)
+			return fmt.Errorf("the upstream sent a %s section, which the helper did not ask for", header)
 		default:
 			return fmt.Errorf("expected 'packfile', received '%s'", cli.MaskName(header))
 		}
