@@ -42,15 +42,7 @@ func (s *slowServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case mode == "refs-trickle" && strings.HasSuffix(r.URL.Path, "/info/refs"):
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
-		for _, b := range []byte("001e# service=git-upload-pack\n0000") {
-			w.Write([]byte{b})
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(time.Second):
-			}
-		}
+		trickle(w, r, []byte("001e# service=git-upload-pack\n0000"))
 	case mode == "push-stall" && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
 		// Read all of the push first: net/http notices the client going
 		// away (and ends the context) only once the body is read.
