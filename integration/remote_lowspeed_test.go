@@ -83,19 +83,6 @@ func silentServer(t *testing.T) string {
 	return "http://" + l.Addr().String()
 }
 
-// tmpFiles lists the files under dir whose names say they are temporary.
-func tmpFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && (strings.HasPrefix(fi.Name(), "tmp_") || strings.HasPrefix(fi.Name(), "incoming-")) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 // TestRemoteHTTPLowSpeed runs the helper with http.lowSpeedLimit=1000 and
 // http.lowSpeedTime=2 (or GIT_HTTP_LOW_SPEED_LIMIT and _TIME) against a
 // server that accepts and never answers, one that trickles the refs, the
@@ -192,10 +179,13 @@ func TestRemoteHTTPLowSpeed(t *testing.T) {
 				t.Errorf("exit %d, plain git's %d", ours.Code, plain.Code)
 			}
 			t.Logf("failed after %v, plain git after %v", took, plainTook)
-			if took < 2*time.Second || took > 5*time.Second {
-				t.Errorf("failed after %v, want 2 s and a little", took)
+			// 2 s and a little; on a loaded machine, no more than plain git
+			// took on the same server, and a little.
+			limit := max(5*time.Second, plainTook+2*time.Second)
+			if took < 2*time.Second || took > limit {
+				t.Errorf("failed after %v, want 2 s and a little (at most %v)", took, limit)
 			}
-			if tmp := tmpFiles(t, work); len(tmp) != 0 {
+			if tmp := tempFiles(t, work); len(tmp) != 0 {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 			if upBefore != "" && refs(t, env, dir) != upBefore {

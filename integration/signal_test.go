@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,20 +12,6 @@ import (
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-// tempFiles returns the temporary files (tmp_obj_*, tmp_spill_*,
-// tmp_pack_*, …) below the objects directory of repo.
-func tempFiles(t *testing.T, repo string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(filepath.Join(repo, "objects"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), "tmp_") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
 
 // TestSignalsCleanUp interrupts git-unpack-durable with SIGINT, SIGTERM
 // and SIGHUP (a terminal closed) while its input stalls in the middle of
