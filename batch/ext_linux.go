@@ -26,18 +26,18 @@ import (
 func extKind(name string) string {
 	var st unix.Stat_t
 	if err := unix.Stat(name, &st); err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	dev, err := blockDevice(st.Dev)
 	if err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	if _, err := os.Stat(filepath.Join("/proc/fs/jbd2", dev+"-8")); err != nil {
 		return "ext4 without a journal"
 	}
 	raw, err := os.ReadFile(filepath.Join("/proc/fs/ext4", dev, "options"))
 	if err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	opts := strings.Fields(string(raw))
 	kind := "ext4"
