@@ -147,3 +147,55 @@ func TestBatchCrashModels(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncCommitFlushes: on a filesystem whose commits may not flush the
+// device (journal_async_commit), where fast commits are on or unknown, the
+// fallback and the fsync method give each object a writeout, its
+// directory's fsync and then an fdatasync, the cache flush, before the
+// rename; where fast commits are off, an fsync of the object does it all.
+func TestAsyncCommitFlushes(t *testing.T) {
+	const dirCommits = `mkdir /o/00
+writeout /o/00/tmp_0
+flushdir /o/00
+datasync /o/00/tmp_0
+close /o/00/tmp_0
+rename /o/00/obj0
+mkdir /o/01
+writeout /o/01/tmp_1
+flushdir /o/01
+datasync /o/01/tmp_1
+close /o/01/tmp_1
+rename /o/01/obj1
+writeout /o/00/tmp_2
+flushdir /o/00
+datasync /o/00/tmp_2
+close /o/00/tmp_2
+rename /o/00/obj2
+flushdir /o
+flushdir /o/00
+flushdir /o/01
+`
+	tests := []struct {
+		method  batch.Method
+		kind    string
+		want    string
+		wo, flu int64
+	}{
+		{batch.Batch, "ext4 with journal_async_commit and fast_commit", dirCommits, 3, 9},
+		{batch.Fsync, "ext4 with journal_async_commit, fast_commit unknown", dirCommits, 3, 9},
+		{batch.Batch, "ext2/3/4 of an unknown configuration", dirCommits, 3, 9},
+		{batch.Batch, "ext4 with journal_async_commit", "", 0, 6},
+	}
+	for _, tt := range tests {
+		m := memfstest.New("/o")
+		m.FSKind = tt.kind
+		p := batch.New(m, "/o", batch.Options{Method: tt.method})
+		got := ops(publish(t, m, p, 3))
+		if tt.want != "" && got != tt.want {
+			t.Errorf("%v on %s:\n%s\nwant\n%s", tt.method, tt.kind, got, tt.want)
+		}
+		if st := p.Stats(); st.WriteoutOnly != tt.wo || st.HardwareFlush != tt.flu {
+			t.Errorf("%v on %s: stats %+v", tt.method, tt.kind, st)
+		}
+	}
+}

@@ -124,33 +124,7 @@ flushdir /o
 flushdir /o/00
 flushdir /o/01
 `, 3, 6},
-		// journal_async_commit: a directory commit may flush nothing, so
-		// each object also gets an fdatasync, once committed, for the
-		// device cache flush.
-		{batch.Batch, "ext4 with journal_async_commit and fast_commit", batch.PathFallback, `mkdir /o/00
-writeout /o/00/tmp_0
-flushdir /o/00
-datasync /o/00/tmp_0
-close /o/00/tmp_0
-rename /o/00/obj0
-mkdir /o/01
-writeout /o/01/tmp_1
-flushdir /o/01
-datasync /o/01/tmp_1
-close /o/01/tmp_1
-rename /o/01/obj1
-writeout /o/00/tmp_2
-flushdir /o/00
-datasync /o/00/tmp_2
-close /o/00/tmp_2
-rename /o/00/obj2
-flushdir /o
-flushdir /o/00
-flushdir /o/01
-`, 3, 9},
-		{batch.Fsync, "ext4 with journal_async_commit, fast_commit unknown", batch.PathFsync, "", 3, 9},
-		{batch.Batch, "ext2/3/4 of an unknown configuration", batch.PathFallback, "", 3, 9},
-		{batch.Batch, "ext4 with journal_async_commit", batch.PathFallback, "", 0, 6},
+		{batch.Batch, "ext4 with journal_async_commit and fast_commit", batch.PathFallback, "", 3, 9},
 		{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, "", 3, 0},
 		{batch.None, "ext4", batch.PathNone, "", 0, 0},
 	}
