@@ -24,6 +24,9 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if code, ok := wrapped(); ok {
+		os.Exit(code) // this binary ran a command as another user
+	}
 	os.Exit(run(m))
 }
 
