@@ -18,17 +18,26 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/inter
 # PATH.
 SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fuzz bench install uninstall demo clean
+.PHONY: all build test vet fuzz bench install uninstall demo clean FORCE
 
 all: build
 
 build: $(CMDS)
 
-$(BIN)/git-unpack-durable: $(SOURCES)
+$(BIN)/git-unpack-durable: $(SOURCES) $(BIN)/.version
 	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-unpack-durable
 
-$(BIN)/git-remote-durable: $(SOURCES)
+$(BIN)/git-remote-durable: $(SOURCES) $(BIN)/.version
 	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-remote-durable
+
+# The version the binaries say: rewritten (and so rebuilding them) only
+# when git describe says something new, never emptied where it says
+# nothing (no git, or a checkout git will not read).
+$(BIN)/.version: FORCE
+	@mkdir -p $(BIN)
+	@if [ -n '$(VERSION)' ] && [ "$$(cat $@ 2>/dev/null)" != '$(VERSION)' ]; then echo '$(VERSION)' >$@; fi; [ -e $@ ] || : >$@
+
+FORCE:
 
 # The other systems the durability policy claims: each must build and vet
 # clean, and its test binaries must build (CROSS_TEST); CROSS_BUILD only
@@ -76,7 +85,20 @@ bench: build
 	$(GO) build -o $(BIN)/bench ./bench
 	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
 
+# The exec-path links are checked first, so that a failure leaves nothing
+# half installed: the directory must be writable, and a file there that is
+# not a link (one of git's own, or a copy put there by hand) is never
+# replaced.
 install: build
+ifneq ($(GITEXECDIR),)
+	@for c in $(notdir $(CMDS)); do \
+		f=$(DESTDIR)$(GITEXECDIR)/$$c; \
+		if [ -e "$$f" ] && [ ! -L "$$f" ]; then echo "make install: $$f is not a link; not replacing it (GITEXECDIR= installs without the links)" >&2; exit 1; fi; \
+	done
+	@if [ -d $(DESTDIR)$(GITEXECDIR) ] && [ ! -w $(DESTDIR)$(GITEXECDIR) ]; then \
+		echo "make install: cannot write to git's exec-path $(DESTDIR)$(GITEXECDIR) (GITEXECDIR= installs without the links)" >&2; exit 1; \
+	fi
+endif
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/

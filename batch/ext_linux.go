@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +18,7 @@ import (
 // record waits for that flush (not journal_async_commit). Fast commits
 // change how the scheme must ask for its commit (Kind.DirCommit). The
 // name says what the kernel reports under /proc/fs and, for fast commits,
-// what the superblock says: "ext4", "ext4 with fast_commit", "ext4,
+// what the kernel or the superblock says (fastCommit): "ext4", "ext4 with fast_commit", "ext4,
 // fast_commit unknown", or a name the policy does not trust ("ext4
 // without a journal", "ext4 with nobarrier", "ext4 with
 // journal_async_commit", "ext2/3/4 of an unknown configuration"), those
@@ -24,18 +26,18 @@ import (
 func extKind(name string) string {
 	var st unix.Stat_t
 	if err := unix.Stat(name, &st); err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	dev, err := blockDevice(st.Dev)
 	if err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	if _, err := os.Stat(filepath.Join("/proc/fs/jbd2", dev+"-8")); err != nil {
 		return "ext4 without a journal"
 	}
 	raw, err := os.ReadFile(filepath.Join("/proc/fs/ext4", dev, "options"))
 	if err != nil {
-		return "ext2/3/4 of an unknown configuration"
+		return extUnknown
 	}
 	opts := strings.Fields(string(raw))
 	kind := "ext4"
@@ -47,7 +49,7 @@ func extKind(name string) string {
 			kind = "ext4 with journal_async_commit"
 		}
 	}
-	switch on, known := fastCommit(opts, dev, st.Dev); {
+	switch on, known := fastCommit(opts, name, dev, st.Dev); {
 	case !known:
 		return kind + ", fast_commit unknown"
 	case on && kind == "ext4":
@@ -58,17 +60,26 @@ func extKind(name string) string {
 	return kind
 }
 
-// fastCommit reports whether the ext4 on the device dev (number devNum)
-// may take fast commits, and whether that is known. The mount options
-// say so only on a kernel built with CONFIG_EXT4_DEBUG (the flag shows as
-// "fc_debug_force"); otherwise the superblock's feature flag tells, read
-// from the device node, which needs read access to the device (root or
-// the disk group). When neither can be read, it is not known.
-func fastCommit(opts []string, dev string, devNum uint64) (on, known bool) {
+// fastCommit reports whether the ext4 mounted at name (the device dev,
+// number devNum) may take fast commits, and whether that is known. Any
+// user can ask the first two sources; the third needs read access to the
+// device (root or the disk group):
+//   - the mount options, on a kernel built with CONFIG_EXT4_DEBUG, show
+//     the kernel's own flag as "fc_debug_force";
+//   - EXT4_IOC_GET_TUNE_SB_PARAM (Linux 6.18 and later) on any file of
+//     the filesystem returns the features of the mounted superblock;
+//   - the superblock read from the device node.
+//
+// Where none answers (an older kernel, without the debug option, and no
+// access to the device), fast commits are not known either way.
+func fastCommit(opts []string, name, dev string, devNum uint64) (on, known bool) {
 	for _, o := range opts {
 		if o == "fc_debug_force" {
 			return true, true
 		}
+	}
+	if compat, err := tunedCompat(name); err == nil {
+		return compatFastCommitOn(compat), true
 	}
 	sb, err := readSuperblock(filepath.Join("/dev", dev), devNum)
 	if err != nil {
@@ -76,6 +87,48 @@ func fastCommit(opts []string, dev string, devNum uint64) (on, known bool) {
 	}
 	return superblockFastCommit(sb)
 }
+
+// tunedCompat returns s_feature_compat of the superblock of the ext4
+// holding name, from the kernel: EXT4_IOC_GET_TUNE_SB_PARAM, which needs
+// no privilege (Linux 6.18; older kernels answer ENOTTY). The request
+// encodes the size of struct ext4_tune_sb_params: 232 bytes, or 228 on
+// 32-bit x86 before 6.18.1 padded it; both are tried.
+func tunedCompat(name string) (uint32, error) {
+	if !genericIoctl[runtime.GOARCH] {
+		return 0, unix.ENOTTY
+	}
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	var params [tuneParamsSize]byte
+	for _, size := range []uintptr{tuneParamsSize, tuneParamsSize - 4} {
+		req := iocRead<<30 | size<<16 | 'f'<<8 | 45 // _IOR('f', 45, size)
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(unsafe.Pointer(&params[0])))
+		if errno == 0 {
+			return binary.NativeEndian.Uint32(params[tuneFeatureCompatAt:]), nil
+		}
+		if errno != unix.ENOTTY {
+			return 0, errno
+		}
+	}
+	return 0, unix.ENOTTY
+}
+
+// The kernel's struct ext4_tune_sb_params (include/uapi/linux/ext4.h):
+// its size, and where feature_compat lies in it; and _IOC_READ.
+const (
+	tuneParamsSize      = 232
+	tuneFeatureCompatAt = 64
+	iocRead             = 2
+)
+
+// genericIoctl lists the architectures whose ioctl numbers have the
+// layout of asm-generic/ioctl.h that tunedCompat builds its request in
+// (mips, powerpc and sparc have another: they are not asked).
+var genericIoctl = map[string]bool{"amd64": true, "386": true, "arm64": true, "arm": true,
+	"riscv64": true, "loong64": true, "s390x": true}
 
 // readSuperblock reads the ext4 superblock (1024 bytes at offset 1024)
 // from the device node name, after checking that it is the device devNum.
@@ -131,6 +184,11 @@ func superblockFastCommit(sb []byte) (on, ok bool) {
 	if len(sb) < superblockFieldsNeeded || binary.LittleEndian.Uint16(sb[sbMagicAt:]) != extMagic {
 		return false, false
 	}
-	compat := binary.LittleEndian.Uint32(sb[sbFeatureCompatAt:])
-	return compat&compatFastCommit != 0 && compat&compatHasJournal != 0, true
+	return compatFastCommitOn(binary.LittleEndian.Uint32(sb[sbFeatureCompatAt:])), true
+}
+
+// compatFastCommitOn reports whether the compatible features compat let
+// the kernel take fast commits: the feature, and a journal for them.
+func compatFastCommitOn(compat uint32) bool {
+	return compat&compatFastCommit != 0 && compat&compatHasJournal != 0
 }

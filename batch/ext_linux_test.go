@@ -2,10 +2,15 @@ package batch
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -52,9 +57,10 @@ func mountExt(t *testing.T, opts string, args ...string) string {
 }
 
 // TestExtKind mounts the ext4 configurations the policy tells apart and
-// checks the name it gives each, and that the superblock alone (as for a
-// kernel that does not show fast commits among the mount options) tells
-// fast commits apart.
+// checks the name it gives each (as root, and as nobody, who cannot read
+// the device), and that each source of fastCommit alone tells fast
+// commits apart: the superblock read from the device, and the kernel's
+// EXT4_IOC_GET_TUNE_SB_PARAM, which needs no privilege.
 func TestExtKind(t *testing.T) {
 	tests := []struct {
 		opts string
@@ -78,6 +84,9 @@ func TestExtKind(t *testing.T) {
 			if got := fsKind(mnt); got != tt.want {
 				t.Errorf("fsKind = %q, want %q", got, tt.want)
 			}
+			if got := kindAsNobody(t, mnt); got != tt.want {
+				t.Errorf("fsKind as nobody = %q, want %q", got, tt.want)
+			}
 			var st unix.Stat_t
 			if err := unix.Stat(mnt, &st); err != nil {
 				t.Fatal(err)
@@ -86,28 +95,97 @@ func TestExtKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if on, known := fastCommit(nil, dev, st.Dev); !known || on != tt.fc {
-				t.Errorf("from the superblock: fast commits %v (known %v), want %v", on, known, tt.fc)
+			sb, err := readSuperblock(filepath.Join("/dev", dev), st.Dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if on, ok := superblockFastCommit(sb); !ok || on != tt.fc {
+				t.Errorf("from the superblock: fast commits %v (ok %v), want %v", on, ok, tt.fc)
+			}
+			switch compat, err := tunedCompat(mnt); {
+			case errors.Is(err, unix.ENOTTY):
+				t.Logf("EXT4_IOC_GET_TUNE_SB_PARAM: %v (a kernel before 6.18)", err)
+			case err != nil:
+				t.Errorf("EXT4_IOC_GET_TUNE_SB_PARAM: %v", err)
+			case compatFastCommitOn(compat) != tt.fc:
+				t.Errorf("from the kernel: features %#x, fast commits %v, want %v", compat, compatFastCommitOn(compat), tt.fc)
 			}
 		})
 	}
 }
 
-// TestFastCommitUnknown: where neither the mount options nor a block
-// device tell (here /dev/null, a character device, and a device node that
-// does not exist), fast commits are not known either way, so that the
-// policy commits by directory.
+// kindEnv makes the test binary print fsKind of the directory it names
+// and exit, instead of running the tests (kindAsNobody).
+const kindEnv = "BATCH_TEST_FSKIND_OF"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(kindEnv); dir != "" {
+		fmt.Print(fsKind(dir))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// kindAsNobody returns fsKind of dir as the user nobody sees it: the test
+// binary run again as nobody, in a child process.
+func kindAsNobody(t *testing.T, dir string) string {
+	t.Helper()
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	// nobody must reach the mount point and run the test binary.
+	for d := filepath.Dir(dir); d != "/"; d = filepath.Dir(d) {
+		if strings.HasPrefix(d, os.TempDir()+"/") {
+			os.Chmod(d, 0o755)
+		}
+	}
+	exe := filepath.Join(t.TempDir(), "batch.test")
+	if err := copyExecutable(exe); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(exe), 0o755)
+	cmd := exec.Command(exe)
+	cmd.Env = []string{kindEnv + "=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s as nobody: %v", exe, err)
+	}
+	return string(out)
+}
+
+// copyExecutable copies the running test binary to name, where nobody
+// can run it (go test builds it in a directory only its user can read).
+func copyExecutable(name string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, b, 0o755)
+}
+
+// TestFastCommitUnknown: where neither the mount options, the kernel nor
+// a block device tell (here /dev/null, a character device with no ext4
+// ioctl, and a device node that does not exist), fast commits are not
+// known either way, so that the policy commits by directory.
 func TestFastCommitUnknown(t *testing.T) {
 	var st unix.Stat_t
 	if err := unix.Stat("/dev/null", &st); err != nil {
 		t.Skip(err)
 	}
 	for _, dev := range []string{"null", "no-such-device"} {
-		if on, known := fastCommit([]string{"rw", "data=ordered"}, dev, st.Rdev); known || on {
+		if on, known := fastCommit([]string{"rw", "data=ordered"}, "/dev/null", dev, st.Rdev); known || on {
 			t.Errorf("%s: fast commits %v, known %v", dev, on, known)
 		}
 	}
-	if on, known := fastCommit([]string{"rw", "fc_debug_force"}, "no-such-device", 0); !on || !known {
+	if on, known := fastCommit([]string{"rw", "fc_debug_force"}, "/dev/null", "no-such-device", 0); !on || !known {
 		t.Errorf("fc_debug_force among the options: fast commits %v, known %v", on, known)
 	}
 	if k := KindOf("ext4, fast_commit unknown"); !k.Sound || !k.DirCommit {

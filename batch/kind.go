@@ -25,6 +25,9 @@ type Kind struct {
 	Reason string
 }
 
+// extUnknown is the ext2/3/4 whose configuration the kernel did not say.
+const extUnknown = "ext2/3/4 of an unknown configuration"
+
 // ordered lists the filesystems on which a writeout before a rename makes
 // the data durable whenever the rename is (data=ordered journaling with a
 // cache flush before each commit), so that the batch scheme is sound. tmpfs
@@ -37,9 +40,10 @@ var ordered = map[string]bool{
 }
 
 // KindOf returns the Kind of a filesystem by its name. Every ext4 name
-// that mentions fast_commit gets DirCommit.
+// that mentions fast_commit gets DirCommit, and so does an ext2/3/4 of an
+// unknown configuration: fast commits are not ruled out there either.
 func KindOf(name string) Kind {
-	dirCommit := strings.HasPrefix(name, "ext4") && strings.Contains(name, "fast_commit")
+	dirCommit := strings.HasPrefix(name, "ext4") && strings.Contains(name, "fast_commit") || name == extUnknown
 	if ordered[name] {
 		return Kind{Name: name, Sound: true, DirCommit: dirCommit}
 	}

@@ -27,6 +27,9 @@ func (f osFile) Writeout() error { return writeout(f.File) }
 // Sync is FlushFileBuffers.
 func (f osFile) Sync() error { return f.File.Sync() }
 
+// DataSync is FlushFileBuffers too: Windows has no data-only full flush.
+func (f osFile) DataSync() error { return f.File.Sync() }
+
 // rename is os.Rename (MoveFileEx, replacing newname), which may replace a
 // read-only file: a repair renames a good copy onto a broken object, and
 // objects are read-only (renameOverReadOnly).

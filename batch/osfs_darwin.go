@@ -33,6 +33,10 @@ func fullSyncFd(fd int) error {
 	}, func() error { return unix.Fsync(fd) })
 }
 
+// dataSyncFd is fullSyncFd: macOS has no fdatasync that flushes the
+// drive's cache.
+func dataSyncFd(fd int) error { return fullSyncFd(fd) }
+
 func fsKind(name string) string {
 	var st unix.Statfs_t
 	if err := unix.Statfs(name, &st); err != nil {

@@ -48,6 +48,15 @@ func fullSyncFd(fd int) error {
 	return err
 }
 
+// dataSyncFd is fdatasync.
+func dataSyncFd(fd int) error {
+	err := unix.Fdatasync(fd)
+	for err == unix.EINTR {
+		err = unix.Fdatasync(fd)
+	}
+	return err
+}
+
 var fsNames = map[int64]string{
 	0xEF53:     "ext4",
 	0x58465342: "xfs",

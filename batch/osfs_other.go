@@ -24,4 +24,6 @@ func startWriteoutFd(fd int) error { return nil }
 
 func fullSyncFd(fd int) error { return unix.Fsync(fd) }
 
+func dataSyncFd(fd int) error { return unix.Fsync(fd) }
+
 func fsKind(name string) string { return "" }

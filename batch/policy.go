@@ -52,6 +52,7 @@ type Policy struct {
 	method    Method
 	noFlush   bool
 	dirCommit bool   // Kind.DirCommit: every full flush syncs a directory
+	dataFlush bool   // !Kind.Sound: a directory commit may not flush the device
 	fsName    string // Kind.Name
 
 	mu     sync.Mutex
@@ -72,14 +73,14 @@ func New(fsys FS, dir string, opts Options) *Policy {
 	case Batch:
 		p.path = PathBatch
 		k := fsys.Kind(dir)
-		p.dirCommit, p.fsName = k.DirCommit, k.Name
+		p.dirCommit, p.dataFlush, p.fsName = k.DirCommit, !k.Sound, k.Name
 		if !k.Sound && !opts.Force {
 			p.fallBack(k.Reason)
 		}
 	case Fsync:
 		p.path = PathFsync
 		k := fsys.Kind(dir)
-		p.dirCommit, p.fsName = k.DirCommit, k.Name
+		p.dirCommit, p.dataFlush, p.fsName = k.DirCommit, !k.Sound, k.Name
 	case WriteoutOnly:
 		p.path = PathWriteoutOnly
 	default:
@@ -136,7 +137,16 @@ func (p *Policy) syncFile(f File) (wroteOut bool, err error) {
 // flushFile makes the written file f durable before its rename: f.Sync,
 // or where a regular file's sync may be a fast commit (dirCommit), a
 // writeout of f and then a sync of its directory, which is a full journal
-// commit, behind a device cache flush, that holds f's blocks and size.
+// commit that holds f's blocks and size.
+//
+// On ext4 that commit is preceded by a device cache flush only where the
+// filesystem is sound: with journal_async_commit the commit record goes
+// out without one, and a directory's fsync with nothing left to commit
+// (f's blocks committed in the background meanwhile) issues no flush at
+// all, so that a later rename's commit could reach the disk before f's
+// data. There (dataFlush) f, now written out and committed, also gets an
+// fdatasync, which ext4 then turns into the device cache flush alone:
+// its transaction is committed, so there is no fast commit to start.
 func (p *Policy) flushFile(f File) error {
 	if p.noFlush {
 		return nil
@@ -145,7 +155,14 @@ func (p *Policy) flushFile(f File) error {
 		err := f.Writeout()
 		if err == nil {
 			p.writeouts.Add(1)
-			return p.flush(filepath.Dir(f.Name()), true)
+			if err := p.flush(filepath.Dir(f.Name()), true); err != nil || !p.dataFlush {
+				return err
+			}
+			if err := f.DataSync(); err != nil {
+				return err
+			}
+			p.flushes.Add(1)
+			return nil
 		}
 		if !errors.Is(err, errors.ErrUnsupported) {
 			return err

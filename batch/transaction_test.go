@@ -124,7 +124,7 @@ flushdir /o
 flushdir /o/00
 flushdir /o/01
 `, 3, 6},
-		{batch.Batch, "ext4 with journal_async_commit and fast_commit", batch.PathFallback, "", 3, 6},
+		{batch.Batch, "ext4 with journal_async_commit and fast_commit", batch.PathFallback, "", 3, 9},
 		{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, "", 3, 0},
 		{batch.None, "ext4", batch.PathNone, "", 0, 0},
 	}

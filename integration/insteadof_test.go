@@ -12,11 +12,29 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// insteadOfTip is the README's tip that sends every HTTPS fetch and push
-// of a machine through the helper, verbatim.
-const insteadOfTip = `git config --global url."durable::https://".insteadOf https://
-git config --global protocol.durable.allow always
-`
+// insteadOfTip returns the README's tip that sends every HTTPS fetch and
+// push of a machine through the helper, as README.md writes it: the
+// indented block that starts with its insteadOf line.
+func insteadOfTip(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const first = `    git config --global url."durable::https://".insteadOf https://` + "\n"
+	_, rest, ok := strings.Cut(string(b), first)
+	if !ok {
+		t.Fatalf("README.md has no line %q", first)
+	}
+	tip := strings.TrimPrefix(first, "    ")
+	for _, l := range strings.SplitAfter(rest, "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			break
+		}
+		tip += strings.TrimPrefix(l, "    ")
+	}
+	return tip
+}
 
 // TestInsteadOfTip runs the README's tip as written, then clones an HTTPS
 // repository with a submodule on the same server with git clone
@@ -47,7 +65,7 @@ func TestInsteadOfTip(t *testing.T) {
 
 	env := sealedHTTP(t)
 	gittest.Git(t, env, "", "config", "--global", "http.sslCAInfo", ca)
-	if c := gittest.Exec(t, env, t.TempDir(), nil, "sh", "-ec", insteadOfTip); c.Code != 0 {
+	if c := gittest.Exec(t, env, t.TempDir(), nil, "sh", "-ec", insteadOfTip(t)); c.Code != 0 {
 		t.Fatalf("the tip: exit %d\n%s", c.Code, c.Stderr)
 	}
 	clone := filepath.Join(t.TempDir(), "clone")

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,9 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if code, ok := wrapped(); ok {
+		os.Exit(code) // this binary ran a command as another user
+	}
 	os.Exit(run(m))
 }
 
@@ -169,4 +173,19 @@ func statsLine(t *testing.T, stderr []byte) map[string]any {
 	}
 	t.Fatalf("no stats line in\n%s", stderr)
 	return nil
+}
+
+// tempFiles returns the files below dir whose names say they are
+// temporary: the unpacker's tmp_obj_*, tmp_pack_*, tmp_spill_* (and git's
+// own tmp_*), and the incoming-* quarantine of a receive-pack.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasPrefix(d.Name(), "tmp_") || strings.HasPrefix(d.Name(), "incoming-")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }

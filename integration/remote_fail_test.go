@@ -69,14 +69,19 @@ func (tp *tamper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	case "trickle":
 		w.Write(body[:mid])
-		for _, b := range body[mid:] {
-			w.Write([]byte{b})
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(time.Second):
-			}
+		trickle(w, r, body[mid:])
+	}
+}
+
+// trickle writes data a byte a second, until the client goes away.
+func trickle(w http.ResponseWriter, r *http.Request, data []byte) {
+	for _, b := range data {
+		w.Write([]byte{b})
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(time.Second):
 		}
 	}
 }

@@ -83,23 +83,6 @@ func alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
-// temps returns the temporary files the unpacker makes under objects/.
-func temps(t *testing.T, gitDir string) []string {
-	t.Helper()
-	var out []string
-	filepath.Walk(filepath.Join(gitDir, "objects"), func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			for _, prefix := range []string{"tmp_obj_", "tmp_pack_", "tmp_spill_"} {
-				if strings.HasPrefix(fi.Name(), prefix) {
-					out = append(out, p)
-				}
-			}
-		}
-		return nil
-	})
-	return out
-}
-
 // TestRemoteDiesWithGit starts git fetch through durable:: from a file://,
 // a git://, an ssh (a fake that becomes the upload-pack it runs, as ssh is
 // one process) and a real sshd upstream, whose upload-pack stalls halfway
@@ -144,7 +127,7 @@ func TestRemoteDiesWithGit(t *testing.T) {
 				before = refs(t, env, ours)
 				killMidStall(t, env, ours, filepath.Join(ours, ".git"), st, tc.kill, "fetch", "-q")
 			}
-			if tmp := temps(t, filepath.Join(ours, ".git")); len(tmp) > 0 {
+			if tmp := tempFiles(t, filepath.Join(ours, ".git")); len(tmp) > 0 {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 			if tc.mode == "clone" {
@@ -218,7 +201,7 @@ func killMidStall(t *testing.T, env []string, dir, gitDir string, st stall, kill
 			t.Fatalf("git %s ended before the stall:\n%s", args[0], shown())
 		default:
 		}
-		if _, err := os.Stat(st.stalled); err == nil && len(temps(t, gitDir)) > 0 {
+		if _, err := os.Stat(st.stalled); err == nil && len(tempFiles(t, gitDir)) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

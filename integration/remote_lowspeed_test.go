@@ -42,15 +42,7 @@ func (s *slowServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case mode == "refs-trickle" && strings.HasSuffix(r.URL.Path, "/info/refs"):
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
-		for _, b := range []byte("001e# service=git-upload-pack\n0000") {
-			w.Write([]byte{b})
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(time.Second):
-			}
-		}
+		trickle(w, r, []byte("001e# service=git-upload-pack\n0000"))
 	case mode == "push-stall" && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
 		// Read all of the push first: net/http notices the client going
 		// away (and ends the context) only once the body is read.
@@ -89,19 +81,6 @@ func silentServer(t *testing.T) string {
 		}
 	})
 	return "http://" + l.Addr().String()
-}
-
-// tmpFiles lists the files under dir whose names say they are temporary.
-func tmpFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && (strings.HasPrefix(fi.Name(), "tmp_") || strings.HasPrefix(fi.Name(), "incoming-")) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }
 
 // TestRemoteHTTPLowSpeed runs the helper with http.lowSpeedLimit=1000 and
@@ -200,10 +179,13 @@ func TestRemoteHTTPLowSpeed(t *testing.T) {
 				t.Errorf("exit %d, plain git's %d", ours.Code, plain.Code)
 			}
 			t.Logf("failed after %v, plain git after %v", took, plainTook)
-			if took < 2*time.Second || took > 5*time.Second {
-				t.Errorf("failed after %v, want 2 s and a little", took)
+			// 2 s and a little; on a loaded machine, no more than plain git
+			// took on the same server, and a little.
+			limit := max(5*time.Second, plainTook+2*time.Second)
+			if took < 2*time.Second || took > limit {
+				t.Errorf("failed after %v, want 2 s and a little (at most %v)", took, limit)
 			}
-			if tmp := tmpFiles(t, work); len(tmp) != 0 {
+			if tmp := tempFiles(t, work); len(tmp) != 0 {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 			if upBefore != "" && refs(t, env, dir) != upBefore {

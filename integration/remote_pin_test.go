@@ -92,8 +92,9 @@ func TestRemoteHTTPSPinnedPubkey(t *testing.T) {
 }
 
 // listenPair listens on the same free port of 127.0.0.1 and 127.0.0.2, two
-// loopback addresses, and returns the port with both listeners closed.
-func listenPair(t *testing.T) int {
+// loopback addresses, and returns the port and both listeners, open, so
+// that no other process can take the port before the servers start.
+func listenPair(t *testing.T) (port int, a, b net.Listener) {
 	t.Helper()
 	for attempt := 0; attempt < 20; attempt++ {
 		a, err := net.Listen("tcp", "127.0.0.1:0")
@@ -102,17 +103,17 @@ func listenPair(t *testing.T) int {
 		}
 		port := a.Addr().(*net.TCPAddr).Port
 		b, err := net.Listen("tcp", fmt.Sprintf("127.0.0.2:%d", port))
-		a.Close()
 		if errors.Is(err, syscall.EADDRNOTAVAIL) {
+			a.Close()
 			t.Skip("127.0.0.2 is not a loopback address here: ", err)
 		}
 		if err == nil {
-			b.Close()
-			return port
+			return port, a, b
 		}
+		a.Close()
 	}
 	t.Fatal("no port free on both 127.0.0.1 and 127.0.0.2")
-	return 0
+	return 0, nil, nil
 }
 
 // TestRemoteHTTPSResolve clones https://git.example:PORT, a name that does
@@ -126,11 +127,11 @@ func TestRemoteHTTPSResolve(t *testing.T) {
 	base := t.TempDir()
 	newUpstream(t, sealedHTTP(t), base, "up.git")
 	ca := newTestCA(t, base)
-	port := listenPair(t)
+	port, la, lb := listenPair(t)
 	genuine := &seen{header: pinHeader, next: httpBackend(t, sealedHTTP(t), base)}
 	impostor := &seen{header: pinHeader, next: httpBackend(t, sealedHTTP(t), base)}
-	startTLS(t, genuine, ca.issue(t, false), fmt.Sprintf("127.0.0.1:%d", port), nil)
-	startTLS(t, impostor, ca.issue(t, false), fmt.Sprintf("127.0.0.2:%d", port), nil)
+	serveTLS(t, genuine, ca.issue(t, false), la, nil)
+	serveTLS(t, impostor, ca.issue(t, false), lb, nil)
 	root := fmt.Sprintf("https://git.example:%d", port)
 	url := root + "/up.git"
 	to := func(addr string) string { return fmt.Sprintf("git.example:%d:%s", port, addr) }

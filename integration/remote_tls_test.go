@@ -113,6 +113,12 @@ func startTLS(t *testing.T, h http.Handler, cert tls.Certificate, addr string, t
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveTLS(t, h, cert, l, tune)
+}
+
+// serveTLS is startTLS on a listener already open.
+func serveTLS(t *testing.T, h http.Handler, cert tls.Certificate, l net.Listener, tune func(*tls.Config)) string {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener.Close()
 	srv.Listener = l

@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,20 +12,6 @@ import (
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-// tempFiles returns the temporary files (tmp_obj_*, tmp_spill_*,
-// tmp_pack_*, …) below the objects directory of repo.
-func tempFiles(t *testing.T, repo string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(filepath.Join(repo, "objects"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), "tmp_") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
 
 // TestSignalsCleanUp interrupts git-unpack-durable with SIGINT, SIGTERM
 // and SIGHUP (a terminal closed) while its input stalls in the middle of
@@ -82,4 +67,48 @@ func TestSignalsCleanUp(t *testing.T) {
 			gittest.Fsck(t, env, repo)
 		})
 	}
+}
+
+// TestSignalIgnoredUnderNohup: a signal the command started with ignored
+// stays ignored, as for git — nohup ignores SIGHUP, so that a mirror
+// started with `nohup git remote update &` survives the logout. SIGHUP
+// sent in the middle of the pack changes nothing: the unpack completes.
+func TestSignalIgnoredUnderNohup(t *testing.T) {
+	if _, err := exec.LookPath("nohup"); err != nil {
+		t.Skip("nohup is not installed: ", err)
+	}
+	env := env(t)
+	pack := bigBlobPack(t, env, 2, 6<<20)
+	repo := gittest.Init(t, env, true, "")
+	gittest.Git(t, env, repo, "config", "core.bigFileThreshold", "1m")
+	cmd := exec.Command("nohup", filepath.Join(binDir, "git-unpack-durable"))
+	cmd.Dir, cmd.Env = repo, env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write(pack[:len(pack)/3])
+	for deadline := time.Now().Add(10 * time.Second); len(tempFiles(t, repo)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			stdin.Close()
+			cmd.Wait()
+			t.Fatal("no temporary file appeared")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	time.Sleep(200 * time.Millisecond)
+	stdin.Write(pack[len(pack)/3:])
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGHUP under nohup: %v, stderr %q", err, stderr.String())
+	}
+	if n := strings.Count(gittest.Git(t, env, repo, "cat-file", "--batch-all-objects", "--batch-check"), "\n"); n == 0 {
+		t.Fatal("no object was unpacked")
+	}
+	gittest.Fsck(t, env, repo)
 }

@@ -30,9 +30,10 @@ type FS struct {
 	// image path is appended. An exit code of 4 or more is a failure.
 	Repair []string
 	// Rescue, when set, is what an administrator runs on an image that
-	// does not mount (e2fsck -fy); the image path is appended, and the
-	// exit codes are read as for Repair. The image stays a failure; the
-	// rescue only tells what would be left of it.
+	// does not mount, or that Fsck finds inconsistent (e2fsck -fy); the
+	// image path is appended, and the exit codes are read as for Repair.
+	// The image stays unclean (Verdict.OK fails); the rescue tells what
+	// would be left of it (Verdict.Recovered).
 	Rescue []string
 }
 

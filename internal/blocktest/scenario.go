@@ -50,11 +50,12 @@ type Verdict struct {
 	// Unclean lists images that did not mount or that the filesystem
 	// checker found inconsistent.
 	Unclean []string
-	// Rescued says, for each image that did not mount, what the FS's
-	// Rescue left of it: whether it mounted then, and how many of the
-	// objects the last flush boundary before it held were lost.
-	Rescued []string
-	// Lost counts those objects over all rescued images.
+	// Rescues says, for each unclean image, what the FS's Rescue left of
+	// it (none when the FS has no Rescue).
+	Rescues []Rescue
+	// Lost counts the objects lost over all rescued images; an image that
+	// the rescue could not bring back loses every object the last flush
+	// boundary before it held.
 	Lost int
 }
 
@@ -63,15 +64,44 @@ func (v *Verdict) OK() bool {
 	return len(v.Broken) == 0 && len(v.Missing) == 0 && len(v.Unclean) == 0
 }
 
+// Recovered reports whether the replay found nothing wrong but unclean
+// images that the FS's Rescue (e2fsck -fy) repaired in full: each mounted
+// after it and lost or broke no object that the last flush boundary
+// before it held. It is the verdict for a configuration where the kernel's
+// own recovery may need an fsck, which no choice of system calls avoids;
+// an unclean image without such a rescue fails it.
+func (v *Verdict) Recovered() bool {
+	if len(v.Broken) > 0 || len(v.Missing) > 0 || v.Durable == 0 {
+		return false
+	}
+	full := map[string]bool{}
+	for _, r := range v.Rescues {
+		if r.Full() {
+			full[r.Label] = true
+		}
+	}
+	for _, u := range v.Unclean {
+		label, _, _ := strings.Cut(u, ": ")
+		if !full[label] {
+			return false
+		}
+	}
+	return true
+}
+
 // String summarizes the verdict with the first findings of each kind.
 func (v *Verdict) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d writes, %d flushes; %d crash images (%d durable), %d object files checked; %d broken, %d images missing objects, %d unclean",
 		v.Writes, v.Flushes, v.Images, v.Durable, v.Objects, len(v.Broken), len(v.Missing), len(v.Unclean))
-	if len(v.Rescued) > 0 {
-		fmt.Fprintf(&b, "; %d objects lost after rescue", v.Lost)
+	if len(v.Rescues) > 0 {
+		fmt.Fprintf(&b, "; %d rescued (%d in full), %d objects lost", len(v.Rescues), v.fullRescues(), v.Lost)
 	}
-	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean, v.Rescued} {
+	rescued := make([]string, len(v.Rescues))
+	for i, r := range v.Rescues {
+		rescued[i] = r.String()
+	}
+	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean, rescued} {
 		for i, s := range list {
 			if i == 5 {
 				fmt.Fprintf(&b, "\n  … %d more", len(list)-i)
@@ -162,43 +192,8 @@ func (r *replayRun) point(p Point) error {
 	}
 	if err := s.FS.Check(r.image); err != nil {
 		v.Unclean = append(v.Unclean, p.Label+": "+oneLine(err.Error()))
+		return r.rescue(p)
 	}
-	return nil
-}
-
-// rescue runs the FS's Rescue on an image that did not mount, mounts it
-// again and records how many objects of the last boundary it lost.
-func (r *replayRun) rescue(p Point) error {
-	s, v := r.s, r.v
-	if len(s.FS.Rescue) == 0 {
-		return nil
-	}
-	what := strings.Join(s.FS.Rescue, " ")
-	if err := fix(s.FS.Rescue, r.image); err != nil {
-		v.Rescued = append(v.Rescued, fmt.Sprintf("%s: %s failed: %s", p.Label, what, firstLine(err.Error())))
-		return nil
-	}
-	m, err := MountFile(s.FS, r.image, r.mnt)
-	if err != nil {
-		v.Rescued = append(v.Rescued, fmt.Sprintf("%s: does not mount after %s: %s", p.Label, what, oneLine(err.Error())))
-		return nil
-	}
-	objs, err := CheckObjects(filepath.Join(r.mnt, s.ObjectDir), s.Format)
-	if uerr := m.Unmount(); err == nil && uerr != nil {
-		err = uerr
-	}
-	if err != nil {
-		return fmt.Errorf("%s, rescued: %w", p.Label, err)
-	}
-	lost := 0
-	for id := range r.held {
-		if !objs.Good[id] {
-			lost++
-		}
-	}
-	v.Lost += lost
-	v.Rescued = append(v.Rescued, fmt.Sprintf("%s: after %s, %d intact objects, %d broken; %d of the %d that %s held lost",
-		p.Label, what, len(objs.Good), len(objs.Broken), lost, len(r.held), r.heldAt))
 	return nil
 }
 

@@ -40,7 +40,7 @@ func runMain(run Command, child bool) {
 	limitMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, caughtSignals()...)
 	var caught atomic.Int32
 	go func() {
 		if s, ok := <-sigs; ok {
@@ -65,6 +65,21 @@ func runMain(run Command, child bool) {
 	}
 	cancel()
 	os.Exit(code)
+}
+
+// caughtSignals are the signals that cancel a command: SIGINT, SIGTERM and
+// SIGHUP, each unless the process started with it ignored — as under nohup,
+// or SIGINT for a background job of a shell — where the command keeps
+// ignoring it, as git does: signal.Notify would otherwise turn an ignored
+// signal into a caught one.
+func caughtSignals() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
 }
 
 // baseMemoryLimit is the soft memory limit Main sets: what the pipeline

@@ -26,8 +26,10 @@ type PackWriteError struct {
 	Err   error
 }
 
+// Error is the system's error, as git prints it.
 func (e *PackWriteError) Error() string { return e.Err.Error() }
 
+// Unwrap gives the system's error, for errors.Is and errors.As.
 func (e *PackWriteError) Unwrap() error { return e.Err }
 
 // packWriteErr tags err, a failure at stage of the file path, as a
