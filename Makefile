@@ -61,13 +61,13 @@ vet:
 
 # The tests build the binaries themselves and drive real git.
 test: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	$(GO) test -count=1 -race ./internal/unpack ./batch ./loose
 
 # Each fuzz target runs for FUZZTIME. A crasher is written to the package's
 # testdata/fuzz/<target>/ and fails the run: commit it as a regression seed.
 FUZZTIME ?= 20s
-FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/remote:FuzzCredential
+FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/upstream:FuzzCredential
 
 fuzz:
 	@for t in $(FUZZ); do \

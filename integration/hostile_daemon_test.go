@@ -50,12 +50,23 @@ type lie struct {
 	// upload-pack could not make (it walks what it packs), for refs the
 	// advertisement names.
 	pack []byte
+
+	// v2 makes the server speak protocol v2 to a client that asks for it
+	// (as git daemon hands upload-pack the request's "version=2"); then
+	// caps2 and lsRefs rewrite the payloads of the capability
+	// advertisement and of the answer to ls-refs (without their flush),
+	// and resp and pack apply to the answer to fetch (see serveV2).
+	v2     bool
+	caps2  func(lines []string) []string
+	lsRefs func(lines []string) []string
 }
 
-// pktOut is one packet the server sends.
+// pktOut is one packet the server sends: a payload, a flush, or (protocol
+// v2) a delim.
 type pktOut struct {
 	payload string
 	flush   bool
+	delim   bool
 }
 
 // startHostile serves dir through upload-pack on 127.0.0.1 with lie
@@ -100,6 +111,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 		return
 	}
 	if !strings.HasPrefix(req, "git-upload-pack ") {
+		return
+	}
+	if d.lie.v2 && strings.HasSuffix(req, "\x00version=2\x00") {
+		d.serveV2(c, in)
 		return
 	}
 	cmd := exec.Command("git", "upload-pack", "--strict", d.dir)

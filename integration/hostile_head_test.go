@@ -70,8 +70,9 @@ func headUpstream(t *testing.T, env []string, base string, hc headCase) string {
 // name the list does not hold (or holds after 20,000 others). Plain git
 // on git:// resolves HEAD's symref against the whole list and, when the
 // target is not there, clones with a detached HEAD at HEAD's id. Through
-// the helper, over git:// (the streamed list), smart HTTP (the tap) and
-// smart HTTP with a charset (go-git's maps): clone, --bare and --mirror
+// the helper, over git:// and smart HTTP, also with a charset (servers of
+// protocol v0, where the lie is; TestHostileV2HeadTarget has v2's): clone,
+// --bare and --mirror
 // exit 0 with a repository whose HEAD (rev-parse, symbolic-ref) and refs
 // are that clone's, fsck clean (the 20,000-ref cases as --mirror alone). The one difference: where a branch has
 // HEAD's id, git's clone takes that branch (the helper cannot give git a
@@ -111,10 +112,10 @@ func TestHostileHeadTarget(t *testing.T) {
 // cloneHead clones url and returns its HEAD and refs, checked with fsck;
 // ours is the helper's clone, of which it checks and drops the one
 // difference of an attached case. The oracle is plain git on the git://
-// server: git speaks protocol v0 there, as the helper does everywhere, and
-// meets the lie as it is told; plain git's own smart-HTTP client in v0
-// fails such a clone ("no such remote ref"), its helper (remote-curl)
-// listing the symref that cannot resolve.
+// server: git speaks protocol v0 there, as the helper does, and meets the
+// lie as it is told; plain git's own smart-HTTP client in v0 fails such a
+// clone ("no such remote ref"), its helper (remote-curl) listing the
+// symref that cannot resolve.
 func cloneHead(t *testing.T, env []string, url, mode string, hc headCase, ours bool) string {
 	t.Helper()
 	work := t.TempDir()

@@ -173,9 +173,10 @@ func TestRemoteExtraHeader(t *testing.T) {
 }
 
 // TestRemoteSSHCommand runs the user's ssh from core.sshCommand the way git
-// does: port option, user@host, and the quoted remote command.
+// does: port option, user@host, and the quoted remote command (protocol
+// v0: TestRemoteSSHProtocol has v2's SendEnv).
 func TestRemoteSSHCommand(t *testing.T) {
-	env := env(t, "GIT_SSH_VARIANT=ssh")
+	env := env(t, "GIT_SSH_VARIANT=ssh", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0=0")
 	base := t.TempDir()
 	dir := newUpstream(t, env, base, "up.git")
 	gittest.Git(t, env, "", "config", "--global", "core.sshCommand", fakeSSH(t, base))
@@ -194,5 +195,52 @@ func TestRemoteSSHCommand(t *testing.T) {
 	}
 	if want := "-p 2222 git@fakehost git-upload-pack '" + dir + "'\n"; !strings.HasPrefix(string(b), want) {
 		t.Fatalf("ssh ran with %q, want %q", b, want)
+	}
+}
+
+// TestRemoteSSHProtocol: over ssh, protocol v2 is asked for as git's
+// connect.c asks, "-o SendEnv=GIT_PROTOCOL" before the port option for
+// OpenSSH with GIT_PROTOCOL=version=2 in ssh's environment, which the fake
+// ssh hands upload-pack (an sshd needs AcceptEnv: TestRemoteRealSSH); the
+// helper's ssh runs with plain git's arguments, and upload-pack answers
+// v2. A variant other than OpenSSH gets neither, as from git.
+func TestRemoteSSHProtocol(t *testing.T) {
+	for _, variant := range []string{"ssh", "plink"} {
+		t.Run(variant, func(t *testing.T) {
+			env := env(t, "GIT_SSH_VARIANT="+variant)
+			base := t.TempDir()
+			dir := newUpstream(t, env, base, "up.git")
+			gittest.Git(t, env, "", "config", "--global", "core.sshCommand", fakeSSH(t, base))
+			log := filepath.Join(base, "ssh.log")
+			url := "ssh://git@fakehost:2222" + dir
+			packets := filepath.Join(base, "packets")
+			plain := gittest.Exec(t, append(env, "GIT_TRACE_PACKET="+packets), "", nil, "git", "ls-remote", url)
+			mustRun(t, plain, "plain git ls-remote")
+			gitArgs, _ := os.ReadFile(log)
+			gitTrace, _ := os.ReadFile(packets)
+			os.Remove(log)
+			os.Remove(packets)
+			c := gittest.Exec(t, append(env, "GIT_TRACE_PACKET="+packets), "", nil, "git", "ls-remote", "durable::"+url)
+			mustRun(t, c, "ls-remote through the helper")
+			ours, _ := os.ReadFile(log)
+			trace, _ := os.ReadFile(packets)
+			if string(ours) != string(gitArgs) {
+				t.Errorf("ssh ran with %q, plain git's with %q", ours, gitArgs)
+			}
+			wantArgs := "-P 2222 git@fakehost git-upload-pack '" + dir + "'\n"
+			if variant == "ssh" {
+				wantArgs = "-o SendEnv=GIT_PROTOCOL -p 2222 git@fakehost git-upload-pack '" + dir + "'\n"
+			}
+			if string(ours) != wantArgs {
+				t.Errorf("ssh ran with %q, want %q", ours, wantArgs)
+			}
+			v2, gitV2 := strings.Contains(string(trace), "upload-pack> version 2\n"), strings.Contains(string(gitTrace), "upload-pack> version 2\n")
+			if v2 != (variant == "ssh") || v2 != gitV2 {
+				t.Errorf("upload-pack spoke v2: %v for the helper, %v for git", v2, gitV2)
+			}
+			if string(c.Stdout) != string(plain.Stdout) {
+				t.Errorf("ls-remote:\n%s\nplain git:\n%s", c.Stdout, plain.Stdout)
+			}
+		})
 	}
 }

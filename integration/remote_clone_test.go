@@ -31,7 +31,9 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 		advance(t, env, up.dir, 3, "v100")
 		newObjects := strings.Count(gittest.Git(t, env, up.dir, "rev-list", "--objects", "main", "^"+before), "\n") + 1 // + the tag
 		// Where upload-pack runs here (path, file://, ssh), it traces the
-		// dialogue: the helper asked for a thin pack and said what it has.
+		// dialogue: the helper asked for a thin pack and said what it has
+		// (v0: thin-pack among the first want's capabilities; v2: a line
+		// of its own), in the protocol version git would use.
 		packets := filepath.Join(work, "packets")
 		c, stats = durable(t, append(env, "GIT_TRACE_PACKET="+packets), ours, "fetch")
 		mustRun(t, c, "fetch through the helper")
@@ -43,10 +45,14 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 					break
 				}
 			}
-			if !strings.Contains(firstWant, " thin-pack") || !strings.Contains(string(trace), "< have ") {
+			thin := strings.Contains(firstWant, " thin-pack") || strings.Contains(string(trace), "< thin-pack\n")
+			if !thin || !strings.Contains(string(trace), "< have ") {
 				t.Errorf("the helper did not ask for a thin pack against its haves:\n%.2000s", trace)
 			}
-		} else if k := t.Name()[strings.LastIndex(t.Name(), "/")+1:]; k == "path" || k == "file" || k == "ssh" {
+			if v2 := strings.Contains(string(trace), "upload-pack> version 2\n"); v2 != (protocolOf(t) == "2") {
+				t.Errorf("protocol v2 spoken: %v, want protocol %s:\n%.2000s", v2, protocolOf(t), trace)
+			}
+		} else if k := strings.TrimSuffix(t.Name()[strings.LastIndex(t.Name(), "/")+1:], "-v0"); k == "path" || k == "file" || k == "ssh" {
 			t.Errorf("no packet trace of upload-pack: %v", err)
 		}
 		gittest.Git(t, env, theirs, "fetch", "-q")
@@ -117,6 +123,12 @@ func TestRemoteShallow(t *testing.T) {
 		mustRun(t, c, "fetch after --unshallow")
 		if len(stats) != 0 {
 			t.Errorf("the tags came with a fetch batch: %+v", stats)
+		}
+		if protocolOf(t) == "0" {
+			// Plain git over v0 does not follow those tags with
+			// --unshallow either where the transport is stateless
+			// (HTTP): its next fetch does, as the helper's does.
+			gittest.Git(t, env, theirs, "fetch", "-q")
 		}
 		sameRepo(t, env, ours, theirs)
 	})

@@ -51,7 +51,12 @@ func (tp *tamper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Del("Content-Length")
 	w.WriteHeader(rec.Code)
 	mid := packMiddle(body)
+	if mid < 0 {
+		mode = "" // no pack: protocol v2's ls-refs
+	}
 	switch mode {
+	case "":
+		w.Write(body)
 	case "corrupt":
 		body[mid] ^= 0x5a
 		w.Write(body)
@@ -82,7 +87,7 @@ func trickle(w http.ResponseWriter, r *http.Request, data []byte) {
 }
 
 // packMiddle returns the offset in a side-band-64k response of the pack
-// byte in the middle of the pack.
+// byte in the middle of the pack; -1 for a response without pack data.
 func packMiddle(body []byte) int {
 	var offs []int
 	for p := 0; p+4 <= len(body); {
@@ -102,7 +107,7 @@ func packMiddle(body []byte) int {
 		p += int(n)
 	}
 	if len(offs) == 0 {
-		return len(body) / 2
+		return -1
 	}
 	return offs[len(offs)/2]
 }

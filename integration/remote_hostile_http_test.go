@@ -37,19 +37,33 @@ type hop struct {
 // mode, redirects to B, which serves the same repositories without asking
 // anything. Both log every request. Neither advertises include-tag, so a
 // fetch that follows tags needs a second fetch batch (git's tag backfill):
-// a second session of the helper.
+// a second session of the helper (over protocol v0: see v0).
 type redirector struct {
 	mode string // "refs": A redirects GET info/refs to B; "post": the POST; "same": GET info/refs to another path on A; "newline": GET info/refs to a path of B that decodes to a newline (newlinePath); "": no redirect
 	a, b string // base URLs
+	// v0 makes both servers speak protocol v0 only, without include-tag,
+	// so that a fetch that follows tags needs the tag backfill: a second
+	// session. With v2 (include-tag is no capability there) the tags come
+	// with the fetch.
+	v0 bool
 
 	mu   sync.Mutex
 	hops []hop
 }
 
 func startRedirecting(t *testing.T, env []string, base, mode string) *redirector {
+	return startRedirectingVersion(t, env, base, mode, false)
+}
+
+// startRedirectingVersion starts a redirector whose servers speak protocol
+// v0 only, or v2 as well.
+func startRedirectingVersion(t *testing.T, env []string, base, mode string, v0 bool) *redirector {
 	t.Helper()
-	h := &redirector{mode: mode}
-	backend := noIncludeTag(httpBackend(t, env, base))
+	h := &redirector{mode: mode, v0: v0}
+	backend := httpBackend(t, env, base)
+	if v0 {
+		backend = noIncludeTag(backend)
+	}
 	h.b = startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.log("B", r)
 		r.URL.Path = strings.TrimPrefix(r.URL.Path, newlinePath)
@@ -108,9 +122,12 @@ func noIncludeTag(next http.Handler) http.Handler {
 }
 
 // rewriteCaps passes the line with the capabilities of next's
-// advertisement (GET info/refs) through f.
+// advertisement (GET info/refs) through f. That line is protocol v0's, so
+// the server speaks v0 only: it drops Git-Protocol from every request, as
+// a server that knows no other version ignores it.
 func rewriteCaps(next http.Handler, f func(pkt []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Git-Protocol")
 		if !strings.HasSuffix(r.URL.Path, "/info/refs") {
 			next.ServeHTTP(w, r)
 			return
@@ -188,8 +205,16 @@ func fetchInto(t *testing.T, env []string, dir, url string, durable bool, follow
 // false. Nothing of A's credentials may reach B, on any request of the run:
 // the first, the POST, or the second session of the tag backfill. Plain git
 // on the same server is the oracle for the outcome (git 2.39 itself sends
-// the URL password and the extra header on to B; we are stricter).
+// the URL password and the extra header on to B; we are stricter). The
+// servers speak protocol v0 only (the tag backfill needs it), and then v2:
+// its ls-refs and fetch are two POSTs of one session.
 func TestRemoteHostileRedirects(t *testing.T) {
+	for _, v := range []string{"v0", "v2"} {
+		t.Run(v, func(t *testing.T) { hostileRedirects(t, v == "v0") })
+	}
+}
+
+func hostileRedirects(t *testing.T, v0 bool) {
 	for _, tc := range []struct {
 		mode, follow string
 		fails        string // the failure's words; "" for success
@@ -203,17 +228,17 @@ func TestRemoteHostileRedirects(t *testing.T) {
 	} {
 		for _, cred := range hostileCreds {
 			t.Run(tc.mode+"-"+tc.follow+"-"+cred.name, func(t *testing.T) {
-				hostileRun(t, tc.mode, tc.follow, tc.fails, cred)
+				hostileRun(t, tc.mode, tc.follow, tc.fails, cred, v0)
 			})
 		}
 	}
 }
 
-func hostileRun(t *testing.T, mode, follow, fails string, cred hostileCase) {
+func hostileRun(t *testing.T, mode, follow, fails string, cred hostileCase, v0 bool) {
 	env := env(t)
 	base := t.TempDir()
 	newUpstream(t, env, base, "up.git")
-	h := startRedirecting(t, env, base, mode)
+	h := startRedirectingVersion(t, env, base, mode, v0)
 	work := t.TempDir()
 	url := cred.setup(t, env, h, work)
 
@@ -253,19 +278,21 @@ func hostileRun(t *testing.T, mode, follow, fails string, cred hostileCase) {
 			t.Fatalf("a secret shows: %s", l)
 		}
 	}
-	checkHops(t, mode, hops)
+	checkHops(t, mode, hops, v0)
 }
 
 // checkHops checks that the redirected requests happened, so that the run
 // tested what it claims: for "refs" two sessions (the fetch and the tag
-// backfill) at B; for "post" POSTs at B; for "same" the credentials went to
+// backfill) at B over v0, the session's GET and its two POSTs (ls-refs,
+// fetch) over v2; for "post" POSTs at B; for "same" the credentials went to
 // the new path on A, as with git (same scheme, host and port).
-func checkHops(t *testing.T, mode string, hops []hop) {
+func checkHops(t *testing.T, mode string, hops []hop, v0 bool) {
 	t.Helper()
 	n := 0
 	for _, p := range hops {
 		switch {
 		case mode == "refs" && p.server == "B" && strings.HasSuffix(p.path, "/info/refs"),
+			mode == "refs" && !v0 && p.server == "B" && p.method == http.MethodPost,
 			mode == "post" && p.server == "B" && p.method == http.MethodPost:
 			n++
 		case mode == "same" && strings.HasPrefix(p.path, "/moved"):
@@ -275,7 +302,11 @@ func checkHops(t *testing.T, mode string, hops []hop) {
 			n++
 		}
 	}
-	if min := map[string]int{"refs": 2, "post": 1, "same": 2}[mode]; n < min {
+	min := map[string]int{"refs": 2, "post": 1, "same": 2}[mode]
+	if !v0 && mode == "refs" {
+		min = 3
+	}
+	if n < min {
 		t.Errorf("%d redirected requests, want at least %d: %+v", n, min, hops)
 	}
 	t.Logf("ours: %+v", hops)

@@ -44,19 +44,34 @@ var kinds = []kind{
 	}},
 }
 
-// forKinds runs f once per kind, on a fresh upstream with a history.
+// forKinds runs f once per kind and protocol version, on a fresh upstream
+// with a history: "<kind>" with git's default (protocol v2), "<kind>-v0"
+// with protocol.version=0, for the helper and plain git alike.
 func forKinds(t *testing.T, f func(t *testing.T, env []string, up upstream)) {
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			env := env(t)
-			base := t.TempDir()
-			up, env := k.serve(t, env, base, newUpstream(t, env, base, "up.git"))
-			if up.plain == "" {
-				up.plain = up.url
-			}
-			f(t, env, up)
-		})
+		for _, v := range []string{"", "-v0"} {
+			t.Run(k.name+v, func(t *testing.T) {
+				env := env(t)
+				if v == "-v0" {
+					env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0=0")
+				}
+				base := t.TempDir()
+				up, env := k.serve(t, env, base, newUpstream(t, env, base, "up.git"))
+				if up.plain == "" {
+					up.plain = up.url
+				}
+				f(t, env, up)
+			})
+		}
 	}
+}
+
+// protocolOf is the protocol version forKinds's subtest runs with.
+func protocolOf(t *testing.T) string {
+	if strings.HasSuffix(t.Name(), "-v0") {
+		return "0"
+	}
+	return "2"
 }
 
 // refs returns "<id> <name>" for every ref of the repository, and what HEAD

@@ -1,9 +1,10 @@
 // Command git-remote-durable is a git remote helper: git runs it for
 // "durable::<url>" and "durable://host/path" (https) remotes. It fetches
-// from the real upstream through go-git's transports and writes every
-// received object durably (a writeout per object, one flush after the last
-// rename) before it tells git the fetch is done; it pushes with git
-// pack-objects and the upstream's receive-pack.
+// from the real upstream over git's protocols (its own sessions, go-git's
+// codecs) and writes every received object durably (a writeout per
+// object, one flush after the last rename) before it tells git the fetch
+// is done; it pushes with git pack-objects and the upstream's
+// receive-pack.
 package main
 
 import (

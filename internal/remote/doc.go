@@ -1,7 +1,8 @@
 // Package remote is git-remote-durable, a git remote helper (see
-// gitremote-helpers(7)) that talks to the real upstream through go-git's
-// transports and writes every object it receives through the project's one
-// unpack path (internal/unpack) before it tells git that a fetch is done.
+// gitremote-helpers(7)): the dialogue with git. It reaches the real
+// upstream through internal/upstream, and writes every object it receives
+// through the project's one unpack path (internal/unpack) before it tells
+// git that a fetch is done.
 //
 // git drives the dialogue, one command per line on stdin, each answered on
 // stdout:
@@ -22,5 +23,5 @@
 // own unpack-objects and bypass the durable write path.
 //
 // Run takes the streams and returns an error, and nothing below it exits, so
-// the loop is tested in memory against go-git's in-process server.
+// the loop is tested in memory against upstreams on the local disk.
 package remote

@@ -1,43 +1,36 @@
 package remote
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // describe turns a failure into the one line printed after "fatal: ", in
 // git's words where git has some, naming the upstream without credentials
 // and with every known secret removed.
 func (h *helper) describe(err error) string {
-	if te := h.cut.last(); te != nil {
-		// go-git does not always wrap a read error it passes on.
-		return h.red.scrub(te.describe(h.url))
+	if msg, ok := h.remote.Failure(); ok {
+		// A decoder does not always wrap a read error it passes on.
+		return h.red.Scrub(msg)
 	}
-	return h.red.scrub(describe(err, h.url))
+	return h.red.Scrub(describe(err, h.url))
 }
 
 func describe(err error, url string) string {
 	var (
 		ge *repo.GitError
-		ne *net.OpError
-		el *pktline.ErrorLine
-		cv *tls.CertificateVerificationError
 		se *unpack.StrictError
 	)
 	if errors.As(err, &se) {
 		return se.Msg // git's index-pack words; see errorLines
 	}
-	if msg, ok := describeHTTP(err, url); ok {
+	if msg, ok := upstream.DescribeTransfer(err, url); ok {
 		return msg // before the pack: a read of the pack cut short
 	}
 	if pe, ok := isPackError(err); ok {
@@ -50,35 +43,10 @@ func describe(err error, url string) string {
 		}
 		return fmt.Sprintf("bad pack from '%s': %s", url, joinText(lines))
 	}
-	if re, ok := asRedirect(err); ok {
-		// git's words: curl did not follow, the redirect is an error status.
-		if re.initial {
-			return fmt.Sprintf("unable to access '%s': %s", url, re)
-		}
-		return fmt.Sprintf("RPC failed; HTTP %d: %s", re.code, re)
+	if msg, ok := upstream.Describe(err, url); ok {
+		return msg
 	}
-	if he, ok := asStatus(err); ok {
-		// curl's words for the status, as git prints them.
-		msg := fmt.Sprintf("The requested URL returned error: %d", he.StatusCode())
-		if he.Response.Request != nil && he.Response.Request.Method == http.MethodPost {
-			return fmt.Sprintf("RPC failed; HTTP %d: %s", he.StatusCode(), msg)
-		}
-		return fmt.Sprintf("unable to access '%s': %s", url, msg)
-	}
-	switch {
-	case errors.Is(err, errAuthFailed), errors.Is(err, transport.ErrAuthorizationFailed):
-		return fmt.Sprintf("Authentication failed for '%s'", url)
-	case errors.Is(err, transport.ErrAuthenticationRequired):
-		return fmt.Sprintf("Authentication failed for '%s' (no credentials)", url)
-	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return fmt.Sprintf("repository '%s' not found", url)
-	case errors.As(err, &cv):
-		return fmt.Sprintf("unable to access '%s': SSL certificate problem: %s", url, oneLine(cv.Err.Error()))
-	case errors.As(err, &ne):
-		return fmt.Sprintf("unable to access '%s': %s", url, netReason(ne))
-	case errors.As(err, &el):
-		return fmt.Sprintf("remote error: %s", strings.TrimSpace(el.Text))
-	case errors.As(err, &ge):
+	if errors.As(err, &ge) {
 		msg := strings.TrimSpace(ge.Stderr)
 		if i := strings.LastIndex(msg, "\n"); i >= 0 {
 			msg = msg[i+1:]
@@ -88,25 +56,10 @@ func describe(err error, url string) string {
 		}
 		return strings.TrimPrefix(msg, "fatal: ")
 	}
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "unexpected error: "); ok {
-		return "remote error: " + strings.TrimSpace(rest) // side-band channel 3
+	if msg, ok := upstream.RemoteError(err); ok {
+		return msg // side-band channel 3
 	}
-	return oneLine(msg)
-}
-
-// netReason is the system's word for a failed connection.
-func netReason(ne *net.OpError) string {
-	if ne.Err != nil {
-		return oneLine(ne.Err.Error())
-	}
-	return oneLine(ne.Error())
-}
-
-// oneLine keeps a message on one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return cli.OneLine(err.Error())
 }
 
 // joinText is the texts of lines on one line.

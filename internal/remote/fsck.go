@@ -3,7 +3,6 @@ package remote
 import (
 	"fmt"
 	"io"
-	"os/user"
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/fsck"
@@ -38,7 +37,7 @@ func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, err
 				fmt.Fprintf(errw, "error: missing value for '%s'\n", e.Key)
 				continue
 			}
-			p, err := expandPath(e.Value, getenv)
+			p, err := repo.ExpandPath(e.Value, getenv)
 			if err != nil {
 				return nil, err
 			}
@@ -89,23 +88,4 @@ func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, err
 		}
 	}
 	return o, nil
-}
-
-// expandPath expands a leading "~" or "~user" of a path from the
-// configuration, as git's interpolate_path does.
-func expandPath(p string, getenv func(string) string) (string, error) {
-	if !strings.HasPrefix(p, "~") {
-		return p, nil
-	}
-	name, _, _ := strings.Cut(p[1:], "/")
-	var home string
-	if name == "" {
-		home = getenv("HOME")
-	} else if u, err := user.Lookup(name); err == nil {
-		home = u.HomeDir
-	}
-	if home == "" {
-		return "", fmt.Errorf("failed to expand user dir in: '%s'", p)
-	}
-	return home + p[1+len(name):], nil
 }

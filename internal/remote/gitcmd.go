@@ -3,46 +3,22 @@ package remote
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/object"
 )
-
-// runGit runs git with args, stdin from in when not nil, in the helper's
-// working directory and environment (GIT_DIR as git set it), and returns
-// its stdout. A failure is a *repo.GitError carrying git's stderr.
-func runGit(ctx context.Context, in []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	if in != nil {
-		cmd.Stdin = bytes.NewReader(in)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, &repo.GitError{Args: args, Code: ee.ExitCode(), Stderr: errb.String()}
-		}
-		return nil, fmt.Errorf("cannot run git: %w", err)
-	}
-	return out.Bytes(), nil
-}
 
 // hashes parses git's output of one object id per line (the first field
 // of each line).
-func hashes(out []byte) []plumbing.Hash {
-	var hs []plumbing.Hash
+func hashes(out []byte) []object.ID {
+	var hs []object.ID
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f, _, _ := strings.Cut(sc.Text(), " ")
-		if plumbing.IsHash(f) {
-			hs = append(hs, plumbing.NewHash(f))
+		if id, err := object.ParseID(f); err == nil {
+			hs = append(hs, id)
 		}
 	}
 	return hs
@@ -76,7 +52,7 @@ func (h *helper) repository() (*repo.Repo, error) {
 		return nil, err
 	}
 	if r.Format.String() != "sha1" {
-		return nil, fmt.Errorf("the repository uses %s object names, and git-remote-durable can fetch only sha1 (go-git v5)", r.Format)
+		return nil, fmt.Errorf("the repository uses %s object names, and git-remote-durable can fetch only sha1 yet", r.Format)
 	}
 	h.local = r
 	return r, nil

@@ -10,43 +10,42 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
-// stuckUpstream's sessions send no advertisement: a read of it waits for
+// stuckUpstream's services send no advertisement: a read of one waits for
 // the helper's context to end, or gives up after wait.
 type stuckUpstream struct {
 	wait     time.Duration
 	canceled chan error // why the context ended, when it did
 }
 
-func (u *stuckUpstream) NewUploadPackSession(*transport.Endpoint, transport.AuthMethod) (transport.UploadPackSession, error) {
-	return &stuckSession{u: u}, nil
+func (u *stuckUpstream) Connect(ctx context.Context, service string, _ int) (upstream.Conn, error) {
+	if service != "git-upload-pack" {
+		return nil, errors.New("no receive-pack here")
+	}
+	return &stuckConn{u: u, ctx: ctx}, nil
 }
 
-func (u *stuckUpstream) NewReceivePackSession(*transport.Endpoint, transport.AuthMethod) (transport.ReceivePackSession, error) {
-	return nil, errors.New("no receive-pack here")
+type stuckConn struct {
+	u   *stuckUpstream
+	ctx context.Context
 }
 
-type stuckSession struct {
-	transport.UploadPackSession
-	u *stuckUpstream
-}
-
-func (s *stuckSession) AdvertisedReferencesContext(ctx context.Context) (*packp.AdvRefs, error) {
+func (c *stuckConn) Read([]byte) (int, error) {
 	select {
-	case <-ctx.Done():
-		s.u.canceled <- context.Cause(ctx)
-		return nil, ctx.Err()
-	case <-time.After(s.u.wait):
-		return nil, errors.New("the upstream gave up")
+	case <-c.ctx.Done():
+		c.u.canceled <- context.Cause(c.ctx)
+		return 0, c.ctx.Err()
+	case <-time.After(c.u.wait):
+		return 0, errors.New("the upstream gave up")
 	}
 }
 
-func (s *stuckSession) Close() error { return nil }
+func (c *stuckConn) Write(p []byte) (int, error) { return len(p), nil }
+func (c *stuckConn) CloseWrite() error           { return nil }
+func (c *stuckConn) Close() error                { return nil }
 
 // TestHangupStopsCommand: git's end of stdin closing while the helper
 // answers a command stops the command (its context ends with

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // sealed sets the process environment to gittest's sealed one (the helper
@@ -43,7 +42,7 @@ type session struct {
 
 // dialogue runs the helper on input (git's side of the dialogue) for the
 // URL, with tr as the transport (nil: the one the URL names).
-func dialogue(t *testing.T, url, input string, tr transport.Transport) session {
+func dialogue(t *testing.T, url, input string, tr upstream.Transport) session {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}

@@ -6,33 +6,32 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
-// writeRefs lists an advertisement held in maps (go-git's sessions, and
-// receive-pack's) through a listWriter, sorted by name: HEAD first when
-// head is set, then every ref, each annotated tag followed by "<peeled>
-// <tag>^{}".
-func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)) {
+// writeRefs lists an advertisement held in maps (receive-pack's) through a
+// listWriter, sorted by name:
+// HEAD first when head is set, then every ref, each annotated tag followed
+// by "<peeled> <tag>^{}".
+func writeRefs(w *bufio.Writer, adv *upstream.Advertisement, head bool, funny func(string)) {
 	l := &listWriter{w: w, funny: funny, noHead: !head}
-	if head && ar.Head != nil {
-		l.ref(ar, []byte("HEAD"), *ar.Head)
+	for _, s := range adv.Symrefs {
+		l.Symref(s[0], s[1])
 	}
-	names := make([]string, 0, len(ar.References))
-	for name := range ar.References {
-		if name != "HEAD" {
-			names = append(names, name)
-		}
+	if head && adv.Head != nil {
+		l.Ref([]byte("HEAD"), *adv.Head)
+	}
+	names := make([]string, 0, len(adv.Refs))
+	for name := range adv.Refs {
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		l.ref(ar, []byte(name), ar.References[name])
-		if p, ok := ar.Peeled[name]; ok {
-			l.ref(ar, []byte(name+"^{}"), p)
+		l.Ref([]byte(name), adv.Refs[name])
+		if p, ok := adv.Peeled[name]; ok {
+			l.Ref([]byte(name+"^{}"), p)
 		}
 	}
 	l.end()
@@ -57,46 +56,48 @@ func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)
 // target is found, or at the end.
 type listWriter struct {
 	w       *bufio.Writer
-	url     string
 	funny   func(string)
 	noHead  bool // list for-push: no HEAD line
 	started bool
 
-	headDone bool           // the HEAD line was written, or none will be
-	target   []byte         // HEAD's symref target, while the HEAD line waits
-	targetIn bool           // the target was listed
-	headID   *plumbing.Hash // HEAD's advertised id, while the HEAD line waits
-	held     []byte         // lines listed while the HEAD line waits
-	late     bool           // held outgrew maxHeld: HEAD will not be first
+	headDone bool       // the HEAD line was written, or none will be
+	target   []byte     // HEAD's symref target, while the HEAD line waits
+	targetIn bool       // the target was listed
+	headID   *object.ID // HEAD's advertised id, while the HEAD line waits
+	held     []byte     // lines listed while the HEAD line waits
+	late     bool       // held outgrew maxHeld: HEAD will not be first
 }
 
 // maxHeld bounds the lines held back until HEAD's target is listed: some
 // 17,000 refs, far more than come before a default branch in most lists.
 const maxHeld = 1 << 20
 
-// ref writes one advertised ref; a nil name only starts the list.
-func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error {
+// start begins the list.
+func (l *listWriter) start() {
 	if !l.started {
 		l.started = true
-		if err := checkFormat(ar, l.url); err != nil {
-			return err
-		}
 		l.headDone = l.noHead
-		for _, v := range ar.Capabilities.Get(capability.SymRef) {
-			from, to, ok := strings.Cut(v, ":")
-			if !ok || from != "HEAD" || l.headDone || l.target != nil {
-				continue
-			}
-			if !validRef(to) {
-				l.funny(to)
-				continue
-			}
-			l.target = []byte(to)
-		}
 	}
+}
+
+// Symref takes a symbolic ref of the advertisement: HEAD's target is the
+// first valid one, a name that is not valid is never written.
+func (l *listWriter) Symref(from, to string) {
+	l.start()
+	if from != "HEAD" || l.headDone || l.target != nil {
+		return
+	}
+	if !validRef(to) {
+		l.funny(to)
+		return
+	}
+	l.target = []byte(to)
+}
+
+// Ref writes one advertised ref.
+func (l *listWriter) Ref(name []byte, id object.ID) error {
+	l.start()
 	switch {
-	case name == nil:
-		return nil
 	case string(name) == "HEAD":
 		switch {
 		case l.headDone || l.headID != nil:
@@ -126,7 +127,7 @@ func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error
 	if waiting && !l.late {
 		b = l.held
 	}
-	b = hex.AppendEncode(b, id[:])
+	b = hex.AppendEncode(b, id.Bytes())
 	b = append(append(append(b, ' '), name...), '\n')
 	if !waiting || l.late {
 		_, err := l.w.Write(b)

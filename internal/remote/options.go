@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/object"
 )
 
 // settings are what git said with "option" commands.
@@ -25,7 +26,7 @@ type settings struct {
 	dryRun        bool
 	force         bool
 	atomic        bool
-	cas           map[string]plumbing.Hash // ref → the value it must have
+	cas           map[string]object.ID // ref → the value it must have
 }
 
 func defaultSettings() settings { return settings{verbosity: 1} }
@@ -93,7 +94,7 @@ func (h *helper) option(arg string) string {
 		return flag(&s.refetch)
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
-		// fetched with go-git v5.
+		// fetched yet.
 		if !hasValue || value == "true" || value == "sha1" {
 			s.objectFormat = true
 			return "ok"
@@ -109,13 +110,14 @@ func (h *helper) option(arg string) string {
 		// --force-with-lease: "<ref>:<expected oid>"; answering unsupported
 		// would make git push without the lease.
 		ref, oid, ok := strings.Cut(value, ":")
-		if !ok || !plumbing.IsHash(oid) {
+		id, err := object.ParseID(oid)
+		if !ok || err != nil {
 			return "error invalid cas '" + value + "'"
 		}
 		if s.cas == nil {
-			s.cas = map[string]plumbing.Hash{}
+			s.cas = map[string]object.ID{}
 		}
-		s.cas[ref] = plumbing.NewHash(oid)
+		s.cas[ref] = id
 		return "ok"
 	}
 	return "unsupported"
@@ -124,7 +126,7 @@ func (h *helper) option(arg string) string {
 // approxidate reads a date the way git does for --shallow-since, by asking
 // git (git rev-parse --since=<date> prints --max-age=<unix time>).
 func approxidate(ctx context.Context, date string) (time.Time, error) {
-	out, err := runGit(ctx, nil, "rev-parse", "--since="+date)
+	out, err := repo.Git(ctx, nil, "rev-parse", "--since="+date)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -3,33 +3,21 @@ package remote
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/server"
-
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 const caps = "fetch\npush\noption\ncheck-connectivity\nobject-format\n\n"
 
-// goGitServer is go-git's in-process server over the repositories on disk.
-func goGitServer() transport.Transport {
-	return server.NewClient(server.NewFilesystemLoader(osfs.New("/")))
-}
-
-// gitServer runs git upload-pack / receive-pack locally through the exec
-// transport the helper uses for ssh (side-band-64k, thin packs,
-// multi_ack_detailed: what real servers offer).
-func gitServer() transport.Transport {
-	return &execTransport{command: func(service string, ep *transport.Endpoint) (*exec.Cmd, error) {
-		return exec.Command("git", strings.TrimPrefix(service, "git-"), ep.Path), nil
-	}}
-}
+// gitServer runs git upload-pack / receive-pack locally: the transport
+// the URL names (a path) is the local one, which does, with the helper's
+// own sessions (side-band-64k, thin packs, multi_ack_detailed: what real
+// servers offer).
+func gitServer() upstream.Transport { return nil }
 
 func TestCapabilitiesAndEnd(t *testing.T) {
 	sealed(t, "")
@@ -100,17 +88,18 @@ func (f *fixture) loose(t *testing.T) int {
 	return n
 }
 
-// TestListAndClone plays a clone's dialogue against go-git's in-process
-// server and against git upload-pack: the refs listed as git wants them,
-// the objects written, connectivity-ok.
+// TestListAndClone plays a clone's dialogue against git upload-pack, for
+// the upstream's path and its file:// URL (which once went to go-git's
+// in-process server): the refs listed as git wants them, the objects
+// written, connectivity-ok.
 func TestListAndClone(t *testing.T) {
-	for name, tr := range map[string]transport.Transport{"go-git": goGitServer(), "git": gitServer()} {
+	for name, scheme := range map[string]string{"go-git": "file://", "git": ""} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
 			in := "capabilities\noption progress false\noption verbosity 1\noption object-format true\nlist\n" +
 				"option check-connectivity true\noption cloning true\n" +
 				fmt.Sprintf("fetch %s refs/heads/main\nfetch %s refs/heads/main\nfetch %s refs/tags/v10\n\n\n", f.main, f.main, f.v10)
-			s := dialogue(t, f.up, in, tr)
+			s := dialogue(t, scheme+f.up, in, nil)
 			if s.code != 0 {
 				t.Fatalf("exit %d: %s", s.code, s.err)
 			}
@@ -199,7 +188,7 @@ func TestListEmptyAndSHA256(t *testing.T) {
 	}
 	sha256 := gittest.Init(t, env, true, "sha256")
 	gittest.History(t, env, sha256, 2, 2)
-	for name, tr := range map[string]transport.Transport{"exec": gitServer(), "go-git file": nil} {
+	for name, tr := range map[string]upstream.Transport{"exec": gitServer(), "go-git file": nil} {
 		s = dialogue(t, sha256, "list\n", tr)
 		if s.code != 128 || !strings.Contains(s.err, "uses the sha256 object format") || strings.Count(s.err, "\n") != 1 {
 			t.Errorf("sha256 through %s: %+v", name, s)

@@ -5,17 +5,18 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
 // update is one "push [+]<src>:<dst>" line and what became of it.
 type update struct {
 	src, dst string
 	force    bool
-	old, new plumbing.Hash // zero: create / delete
-	status   string        // "" while it may still go, or why it did not
-	ok       bool          // it went through (or would have: a dry run)
+	old, new object.ID // zero: create / delete
+	status   string    // "" while it may still go, or why it did not
+	ok       bool      // it went through (or would have: a dry run)
 }
 
 // push answers a batch of push lines: it checks each update as git's
@@ -27,26 +28,26 @@ func (h *helper) push(cmds []string) error {
 	h.rp = nil
 	if rp == nil {
 		var err error
-		if rp, err = h.openReceive(); err != nil {
+		if rp, err = h.remote.OpenReceive(); err != nil {
 			return err
 		}
 	}
-	defer rp.sess.Close()
+	defer rp.Close()
 	ups := make([]*update, 0, len(cmds))
 	for _, c := range cmds {
-		u, err := h.parsePush(c, rp.refs.References)
+		u, err := h.parsePush(c, rp.Advertisement().Refs)
 		if err != nil {
 			return err
 		}
 		ups = append(ups, u)
 	}
 	for _, u := range ups {
-		if err := h.check(u, rp.refs.Capabilities); err != nil {
+		if err := h.check(u, rp); err != nil {
 			return err
 		}
 	}
 	if h.set.atomic {
-		if !rp.refs.Capabilities.Supports(capability.Atomic) {
+		if !rp.Supports("atomic") {
 			return fmt.Errorf("the receiving end at '%s' does not support --atomic push", h.url)
 		}
 		failAtomic(ups)
@@ -80,7 +81,7 @@ func (h *helper) push(cmds []string) error {
 
 // parsePush reads one push line; the source is resolved in the local
 // repository (an annotated tag stays the tag object, as git pushes it).
-func (h *helper) parsePush(line string, remote map[string]plumbing.Hash) (*update, error) {
+func (h *helper) parsePush(line string, remote map[string]object.ID) (*update, error) {
 	spec := strings.TrimPrefix(line, "push ")
 	u := &update{}
 	if strings.HasPrefix(spec, "+") {
@@ -95,11 +96,11 @@ func (h *helper) parsePush(line string, remote map[string]plumbing.Hash) (*updat
 	if src == "" {
 		return u, nil // delete
 	}
-	if plumbing.IsHash(src) {
-		u.new = plumbing.NewHash(src)
+	if id, err := object.ParseID(src); err == nil {
+		u.new = id
 		return u, nil
 	}
-	out, err := runGit(h.ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", src)
+	out, err := repo.Git(h.ctx, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", src)
 	ids := hashes(out)
 	if err != nil || len(ids) != 1 {
 		return nil, fmt.Errorf("src refspec %s does not match any", src)
@@ -112,12 +113,12 @@ func (h *helper) parsePush(line string, remote map[string]plumbing.Hash) (*updat
 // refuse: stale --force-with-lease values, and without force, a tag that
 // exists, an old value not here ("fetch first"), not a commit ("needs
 // force") or not an ancestor of the new one ("non-fast forward").
-func (h *helper) check(u *update, caps *capability.List) error {
+func (h *helper) check(u *update, rp *upstream.Receive) error {
 	switch {
 	case u.new.IsZero() && u.old.IsZero():
 		u.status = "remote ref does not exist"
 		return nil
-	case u.new.IsZero() && !caps.Supports(capability.DeleteRefs):
+	case u.new.IsZero() && !rp.Supports("delete-refs"):
 		u.status = "remote does not support deleting refs"
 		return nil
 	case u.new == u.old:
@@ -137,7 +138,7 @@ func (h *helper) check(u *update, caps *capability.List) error {
 		u.status = "already exists"
 		return nil
 	}
-	types, err := runGit(h.ctx, []byte(u.old.String()+"\n"+u.new.String()+"\n"), "cat-file", "--batch-check=%(objecttype)")
+	types, err := repo.Git(h.ctx, []byte(u.old.String()+"\n"+u.new.String()+"\n"), "cat-file", "--batch-check=%(objecttype)")
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (h *helper) check(u *update, caps *capability.List) error {
 	case t[0] != "commit" || t[1] != "commit":
 		u.status = "needs force"
 	default:
-		if _, err := runGit(h.ctx, nil, "merge-base", "--is-ancestor", u.old.String(), u.new.String()); err != nil {
+		if _, err := repo.Git(h.ctx, nil, "merge-base", "--is-ancestor", u.old.String(), u.new.String()); err != nil {
 			u.status = "non-fast forward"
 		}
 	}

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,68 +9,83 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // fakeReceive is a receive-pack that advertises refs, records what it is
 // sent and reports the statuses it is told to.
 type fakeReceive struct {
-	refs     map[string]plumbing.Hash
-	caps     []capability.Capability
+	refs     map[string]string
+	caps     []string
 	statuses map[string]string // ref → status; "ok" when absent
-	got      *packp.ReferenceUpdateRequest
+	got      *packp.UpdateRequests
 	pack     []byte
 }
 
-func (f *fakeReceive) NewUploadPackSession(*transport.Endpoint, transport.AuthMethod) (transport.UploadPackSession, error) {
-	return nil, errors.New("no upload-pack here")
-}
-
-func (f *fakeReceive) NewReceivePackSession(*transport.Endpoint, transport.AuthMethod) (transport.ReceivePackSession, error) {
-	return fakeSession{f}, nil
-}
-
-type fakeSession struct{ f *fakeReceive }
-
-func (s fakeSession) AdvertisedReferences() (*packp.AdvRefs, error) {
-	return s.AdvertisedReferencesContext(context.Background())
-}
-
-func (s fakeSession) AdvertisedReferencesContext(context.Context) (*packp.AdvRefs, error) {
-	ar := packp.NewAdvRefs()
-	for _, c := range s.f.caps {
-		ar.Capabilities.Set(c)
+// Connect serves one push over a pair of pipes.
+func (f *fakeReceive) Connect(_ context.Context, service string, _ int) (upstream.Conn, error) {
+	if service != "git-receive-pack" {
+		return nil, errors.New("no upload-pack here")
 	}
-	for k, v := range s.f.refs {
-		ar.References[k] = v
-	}
-	return ar, nil
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	go func() {
+		f.serve(bufio.NewReader(toServer), fromServer)
+		fromServer.Close()
+		io.Copy(io.Discard, toServer)
+	}()
+	return &pipeConn{r: toClient, w: fromClient}, nil
 }
 
-func (s fakeSession) ReceivePack(_ context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
-	s.f.got = req
-	if req.Packfile != nil {
-		s.f.pack, _ = io.ReadAll(req.Packfile)
-		req.Packfile.Close()
-	}
-	rs := packp.NewReportStatus()
-	rs.UnpackStatus = "ok"
-	for _, c := range req.Commands {
-		st := s.f.statuses[c.Name.String()]
-		if st == "" {
-			st = "ok"
+func (f *fakeReceive) serve(in *bufio.Reader, out io.Writer) {
+	first := true
+	for name, id := range f.refs {
+		line := id + " " + name
+		if first {
+			line += "\x00" + strings.Join(f.caps, " ")
+			first = false
 		}
-		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: st})
+		pktline.Writeln(out, line)
 	}
-	return rs, rs.Error()
+	pktline.WriteFlush(out)
+	if p, _ := in.Peek(4); string(p) == "0000" {
+		return // no command: nothing to push
+	}
+	req := &packp.UpdateRequests{}
+	if err := req.Decode(in); err != nil {
+		return
+	}
+	f.got = req
+	f.pack, _ = io.ReadAll(in)
+	pktline.Writeln(out, "unpack ok")
+	for _, cmd := range req.Commands {
+		if st := f.statuses[cmd.Name.String()]; st != "" {
+			pktline.Writeln(out, "ng "+cmd.Name.String()+" "+st)
+		} else {
+			pktline.Writeln(out, "ok "+cmd.Name.String())
+		}
+	}
+	pktline.WriteFlush(out)
 }
 
-func (s fakeSession) Close() error { return nil }
+// pipeConn is the helper's end of the pipes to a fake server.
+type pipeConn struct {
+	r *io.PipeReader
+	w *io.PipeWriter
+}
+
+func (p *pipeConn) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeConn) CloseWrite() error           { return p.w.Close() }
+func (p *pipeConn) Close() error {
+	p.w.Close()
+	io.Copy(io.Discard, p.r)
+	return nil
+}
 
 // pushFixture is a local repository with a history and a fake upstream
 // whose refs are: main one commit behind, diverged (a commit of another
@@ -83,13 +99,12 @@ func pushFixture(t *testing.T) (*fakeReceive, map[string]string) {
 	id := func(rev string) string { return strings.TrimSpace(gittest.Git(t, env, local, "rev-parse", rev)) }
 	other := gittest.GitIn(t, env, local, nil, "commit-tree", "-m", "another history", id("main^{tree}"))
 	ids := map[string]string{"main": id("main"), "parent": id("main~1"), "side": strings.TrimSpace(string(other)), "v10": id("v10")}
-	h := plumbing.NewHash
 	f := &fakeReceive{
-		caps: []capability.Capability{capability.ReportStatus, capability.DeleteRefs, capability.OFSDelta},
-		refs: map[string]plumbing.Hash{
-			"refs/heads/main": h(ids["parent"]), "refs/heads/diverged": h(ids["side"]), "refs/heads/forced": h(ids["side"]),
-			"refs/heads/unknown": h(strings.Repeat("1", 40)), "refs/tags/v10": h(ids["v10"]),
-			"refs/heads/gone": h(ids["parent"]), "refs/heads/leased": h(ids["parent"]),
+		caps: []string{"report-status", "delete-refs", "ofs-delta"},
+		refs: map[string]string{
+			"refs/heads/main": ids["parent"], "refs/heads/diverged": ids["side"], "refs/heads/forced": ids["side"],
+			"refs/heads/unknown": strings.Repeat("1", 40), "refs/tags/v10": ids["v10"],
+			"refs/heads/gone": ids["parent"], "refs/heads/leased": ids["parent"],
 		},
 		statuses: map[string]string{"refs/heads/new": "deny updating a hidden ref"},
 	}
@@ -150,9 +165,22 @@ func TestPushDryRunAndAtomic(t *testing.T) {
 	if s.code != 128 || !strings.Contains(s.err, "does not support --atomic") {
 		t.Fatalf("atomic without support: %+v", s)
 	}
-	f.caps = append(f.caps, capability.Atomic)
+	f.caps = append(f.caps, "atomic")
 	s = dialogue(t, "/upstream.git", in, f)
 	if s.code != 0 || !strings.HasSuffix(s.out, "error refs/heads/main atomic push failed\nerror refs/heads/diverged non-fast forward\n\n") || f.got != nil {
 		t.Fatalf("atomic: %+v, sent %v", s, f.got)
+	}
+}
+
+// TestRejection: a reason git would read as its own status is quoted
+// (TestRemotePushReport shows what git makes of it).
+func TestRejection(t *testing.T) {
+	for in, want := range map[string]string{
+		"up to date": `"up to date"`, "forced update": `"forced update"`, "no match": `"no match"`,
+		"ok": "ok", "pre-receive hook declined": "pre-receive hook declined", "up to date!": "up to date!",
+	} {
+		if got := rejection(in); got != want {
+			t.Errorf("rejection(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

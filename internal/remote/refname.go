@@ -2,7 +2,8 @@ package remote
 
 import (
 	"io"
-	"strings"
+
+	"github.com/git-durable/git-durable/internal/cli"
 )
 
 // validRef reports whether name is a ref name the helper may print to git:
@@ -64,54 +65,13 @@ func validComponent[T string | []byte](c T) bool {
 	return true
 }
 
-// printable returns s as git's usage.c prints text in a "fatal:", "error:"
-// or "warning:" line: every control character but tab and newline, and
-// DEL, becomes '?'. Upstreams choose much of what the helper reports (ref
-// names, error lines, side-band messages); none of it may move the cursor,
-// clear the screen or set a terminal's title.
-func printable(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if isControl(s[i]) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	b := []byte(s)
-	for i, c := range b {
-		if isControl(c) {
-			b[i] = '?'
-		}
-	}
-	return string(b)
-}
-
-// isControl reports whether git masks c in a message.
-func isControl(c byte) bool {
-	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
-}
-
-// maskName is a name from the upstream as a warning quotes it: every
-// control character, newline and tab included, becomes '?'.
-func maskName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
 // maskWriter passes whole messages on with printable applied: the
 // unpacker's warnings quote names from the pack (a tree entry, a submodule
 // name) that the upstream chose.
 type maskWriter struct{ w io.Writer }
 
 func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, printable(string(p))); err != nil {
+	if _, err := io.WriteString(m.w, cli.Printable(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

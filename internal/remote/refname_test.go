@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/format/pktline"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // refNames is a table of names with what git check-ref-format says of them
@@ -85,8 +87,8 @@ func TestPrintable(t *testing.T) {
 		"cr\rbell\a del\x7f": "cr?bell? del?",
 		"ünï":                "ünï",
 	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		if got := cli.Printable(in); got != want {
+			t.Errorf("cli.Printable(%q) = %q, want %q", in, got, want)
 		}
 		var b bytes.Buffer
 		if n, err := (maskWriter{&b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {
@@ -102,23 +104,22 @@ var helperLine = regexp.MustCompile(`^(?:[0-9a-f]{40} (refs/[^\x00-\x20\x7f]+?)(
 // advertisement builds a v0 ref advertisement of pkt-lines.
 func advertisement(t testing.TB, lines ...string) []byte {
 	var b bytes.Buffer
-	e := pktline.NewEncoder(&b)
 	for _, l := range lines {
-		if err := e.EncodeString(l); err != nil {
+		if _, err := pktline.WriteString(&b, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Flush(); err != nil {
+	if err := pktline.WriteFlush(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
 }
 
-// listOf decodes an advertisement with go-git and returns what writeRefs
+// listOf decodes an advertisement into maps and returns what writeRefs
 // prints and the names it refused.
 func listOf(adv []byte) (string, []string, error) {
-	ar := packp.NewAdvRefs()
-	if err := ar.Decode(bytes.NewReader(adv)); err != nil {
+	ar, err := upstream.ReadAdvertisement(bufio.NewReader(bytes.NewReader(adv)), nil)
+	if err != nil {
 		return "", nil, err
 	}
 	var out bytes.Buffer
@@ -135,8 +136,8 @@ func streamOf(adv []byte) (string, []string, error) {
 	var out bytes.Buffer
 	var funny []string
 	w := bufio.NewWriter(&out)
-	lw := &listWriter{w: w, url: "u", funny: func(n string) { funny = append(funny, n) }}
-	_, err := readAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw.ref)
+	lw := &listWriter{w: w, funny: func(n string) { funny = append(funny, n) }}
+	_, err := upstream.ReadAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw)
 	if err == nil {
 		lw.end()
 	}
@@ -212,6 +213,87 @@ func FuzzList(f *testing.F) {
 			if heads > 1 || symref != "" && !listed[symref] {
 				t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
 			}
+		}
+	})
+}
+
+// lsRefs builds a protocol v2 ls-refs answer of pkt-lines.
+func lsRefs(t testing.TB, lines ...string) []byte { return advertisement(t, lines...) }
+
+// streamOfV2 reads an ls-refs answer and returns what a listWriter prints
+// as it goes and the names it refused.
+func streamOfV2(answer []byte) (string, []string, error) {
+	var out bytes.Buffer
+	var funny []string
+	w := bufio.NewWriter(&out)
+	lw := &listWriter{w: w, funny: func(n string) { funny = append(funny, n) }}
+	err := upstream.ReadLsRefs(bufio.NewReader(bytes.NewReader(answer)), lw)
+	if err == nil {
+		lw.end()
+	}
+	w.Flush()
+	return out.String(), funny, err
+}
+
+// TestListDropsFunnyRefsV2: over protocol v2, a newline in a ref name or a
+// symref target cannot make the helper print a line of its choosing
+// either; HEAD goes first, as a symref where its target is listed.
+func TestListDropsFunnyRefsV2(t *testing.T) {
+	out, funny, err := streamOfV2(lsRefs(t,
+		oid1+" HEAD symref-target:refs/heads/main\n",
+		oid1+" refs/heads/a\nlock /tmp/victim symref-target:refs/heads/x\n\nlock\n",
+		oid1+" refs/heads/main\n",
+		oid1+" refs/heads/b\n\n",
+		oid1+" refs/remotes/o/HEAD symref-target:refs/heads/\nx\n",
+		oid1+" refs/tags/t..u\n",
+		oid2+" refs/tags/ok peeled:"+oid1+"\n",
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "@refs/heads/main HEAD\n" + oid1 + " refs/heads/main\n" + oid1 + " refs/remotes/o/HEAD\n" +
+		oid2 + " refs/tags/ok\n" + oid1 + " refs/tags/ok^{}\n"
+	if out != want {
+		t.Errorf("list printed\n%q\nwant\n%q", out, want)
+	}
+	if len(funny) < 3 {
+		t.Errorf("warned of %q, want the newline names and t..u", funny)
+	}
+}
+
+// FuzzListV2: whatever the ls-refs answer, every line a listWriter prints
+// is a helper-protocol line naming a valid ref; there is at most one HEAD
+// line, and a symref HEAD names a ref of the list.
+func FuzzListV2(f *testing.F) {
+	f.Add(lsRefs(f, oid1+" HEAD symref-target:refs/heads/main\n", oid1+" refs/heads/main\n", oid2+" refs/tags/v peeled:"+oid1+"\n"))
+	f.Add(lsRefs(f, oid1+" refs/heads/a\nlock /x symref-target:refs/heads/\nb\n"))
+	f.Add(lsRefs(f, oid1+" refs/heads/z\n", oid1+" HEAD symref-target:refs/heads/z\n", oid1+" HEAD\n"))
+	f.Add(lsRefs(f, "unborn HEAD symref-target:refs/heads/main\n", oid1+" HEAD symref-target:refs/heads/gone\n"))
+	f.Fuzz(func(t *testing.T, answer []byte) {
+		out, _, _ := streamOfV2(answer)
+		heads, symref, listed := 0, "", map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if out == "" {
+				break
+			}
+			m := helperLine.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("list printed %q", l)
+			}
+			name := m[1] + m[2]
+			if name != "" && !validRef(name) {
+				t.Fatalf("list printed the invalid name %q", name)
+			}
+			switch {
+			case strings.HasSuffix(l, " HEAD"):
+				heads++
+				symref = m[2]
+			case !strings.HasSuffix(l, "^{}"):
+				listed[name] = true
+			}
+		}
+		if heads > 1 || symref != "" && !listed[symref] {
+			t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
 		}
 	})
 }

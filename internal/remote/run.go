@@ -9,20 +9,19 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
 // what the command uses.
 type Options struct {
 	// Transport, when set, replaces the transport chosen from the URL's
-	// protocol; tests use go-git's in-process server.
-	Transport transport.Transport
+	// protocol (tests).
+	Transport upstream.Transport
 }
 
 // maxLine bounds a line of the dialogue; git's lines are far shorter.
@@ -36,27 +35,21 @@ type helper struct {
 	in   *bufio.Reader
 	out  io.Writer
 	errw io.Writer // stderr, with secrets scrubbed
-	red  *redactor
+	red  *upstream.Redactor
 
-	addr string // the address git gave, durable:// mapped
-	url  string // the address without credentials, for messages
-	ep   *transport.Endpoint
-	tr   transport.Transport
-	auth transport.AuthMethod // nil: the transport's default
-	cred *credential          // from git credential fill, once
-	tap  *advertTap           // HTTP only: streams list's advertisement
-	cut  *transferLog         // HTTP only: a request the client failed
-	cfg  repo.Config          // read lazily
-	cfgd bool
+	url    string           // the address without credentials, for messages
+	remote *upstream.Remote // once the address is known
+	cfg    repo.Config      // read lazily
+	cfgd   bool
 
 	set    settings
-	local  *repo.Repo  // the repository, once needed
-	up     *upload     // the upload-pack session list opened
-	rp     *receive    // the receive-pack session list for-push opened
-	hup    *hangup     // stops the helper when git goes away mid-command
-	totals batch.Stats // over every fetch batch
-	batchN int         // fetch batches received
-	warned bool        // the settings' warnings were printed
+	local  *repo.Repo        // the repository, once needed
+	up     *upstream.Upload  // the upload-pack session list opened
+	rp     *upstream.Receive // the receive-pack session list for-push opened
+	hup    *hangup           // stops the helper when git goes away mid-command
+	totals batch.Stats       // over every fetch batch
+	batchN int               // fetch batches received
+	warned bool              // the settings' warnings were printed
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
@@ -65,12 +58,9 @@ type helper struct {
 // A failure is printed as one "fatal:" line (credentials removed) and
 // returned as a *cli.ExitError, except an interruption, returned as is.
 func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
-	// go-git drops thin-pack and multi_ack_detailed from every
-	// advertisement unless told they are supported.
-	transport.UnsupportedCapabilities = nil
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	red := &redactor{}
+	red := &upstream.Redactor{}
 	h := &helper{
 		ctx: ctx, env: env, opts: opts, red: red, hup: newHangup(env.Stdin, cancel),
 		in:   bufio.NewReaderSize(env.Stdin, maxLine),
@@ -120,13 +110,13 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		}
 	}
 	for _, l := range errorLines(err) {
-		fmt.Fprintf(h.errw, "error: %s\n", printable(l))
+		fmt.Fprintf(h.errw, "error: %s\n", cli.Printable(l))
 	}
-	var ce *credentialURLError
+	var ce *upstream.CredentialURLError
 	if errors.As(err, &ce) {
-		fmt.Fprintf(h.errw, "warning: %s\n", ce.warning())
+		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())
 	}
-	fmt.Fprintf(h.errw, "fatal: %s\n", printable(oneLine(h.describe(err))))
+	fmt.Fprintf(h.errw, "fatal: %s\n", cli.Printable(cli.OneLine(h.describe(err))))
 	return &cli.ExitError{Code: 128}
 }
 
@@ -136,14 +126,15 @@ const usage = `git-remote-durable <remote> [<url>]
 git runs it for the URLs durable::<url> and durable://<host>/<path>, which
 fetch through it and write every object durably. See git-remote-durable(1).`
 
-// start reads the address from the arguments.
+// start reads the address from the arguments and checks it.
 func (h *helper) start(args []string) error {
 	if len(args) == 1 && args[0] == "-h" {
 		return &cli.UsageError{Usage: usage}
 	}
+	var addr string
 	switch len(args) {
 	case 2:
-		h.addr = args[1]
+		addr = args[1]
 	case 1:
 		// remote.<name>.vcs=durable without a URL: git passes the name only.
 		cfg, err := h.config()
@@ -154,31 +145,16 @@ func (h *helper) start(args []string) error {
 		if !ok {
 			return fmt.Errorf("remote '%s' has no URL", args[0])
 		}
-		h.addr = e.Value
+		addr = e.Value
 	default:
 		return errors.New("usage: git-remote-durable <remote> [<url>]")
 	}
-	h.url = anonymize(h.addr)
-	ep, err := parseEndpoint(h.addr)
-	if err != nil {
-		return err
-	}
-	if err := checkEndpoint(h.addr, ep); err != nil {
-		return err
-	}
-	cfg, err := h.config()
-	if err != nil {
-		return err
-	}
-	if err := checkAllowed(cfg, h.env, ep.Protocol); err != nil {
-		return err
-	}
-	h.ep = ep
-	h.red.add(ep.Password)
-	if ep.Password != "" {
-		fmt.Fprintf(h.errw, "warning: the URL '%s' carries a password, which git shows and stores as typed (in FETCH_HEAD, the config and its messages); use a credential helper instead (see 'git help credentials')\n", h.url)
-	}
-	return nil
+	h.url = upstream.Anonymize(addr)
+	r, err := upstream.Open(h.ctx, addr, upstream.Options{
+		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Transport: h.opts.Transport,
+	})
+	h.remote = r
+	return err
 }
 
 // loop answers git's commands until git ends the session. A panic in a
@@ -281,11 +257,11 @@ func (h *helper) write(s string) error {
 // close ends the sessions still open.
 func (h *helper) close() {
 	if h.up != nil {
-		h.up.sess.Close()
+		h.up.Close()
 		h.up = nil
 	}
 	if h.rp != nil {
-		h.rp.sess.Close()
+		h.rp.Close()
 		h.rp = nil
 	}
 }
@@ -293,11 +269,11 @@ func (h *helper) close() {
 // scrubWriter removes secrets from what is written through it.
 type scrubWriter struct {
 	w io.Writer
-	r *redactor
+	r *upstream.Redactor
 }
 
 func (s *scrubWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, s.r.scrub(string(p))); err != nil {
+	if _, err := io.WriteString(s.w, s.r.Scrub(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -8,112 +8,66 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
 // sendPack sends the updates through the receive-pack session, with the
 // pack of what the upstream lacks, and records each update's status from
 // the upstream's report.
-func (h *helper) sendPack(rp *receive, ups []*update) error {
-	caps := rp.refs.Capabilities
-	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
-	set := func(c capability.Capability) {
-		if caps.Supports(c) && !req.Capabilities.Supports(c) {
-			req.Capabilities.Set(c)
-		}
-	}
-	set(capability.Sideband64k)
-	if !h.set.progress || h.set.verbosity == 0 {
-		set(capability.Quiet)
-	}
-	if h.set.atomic {
-		set(capability.Atomic)
-	}
+func (h *helper) sendPack(rp *upstream.Receive, ups []*update) error {
 	rl := h.relay()
 	defer rl.flush()
-	req.Progress = rl
+	req := &upstream.PushRequest{
+		Quiet: !h.set.progress || h.set.verbosity == 0, Atomic: h.set.atomic, Progress: rl,
+	}
 	needPack := false
 	for _, u := range ups {
-		req.Commands = append(req.Commands, &packp.Command{Name: plumbing.ReferenceName(u.dst), Old: u.old, New: u.new})
+		req.Commands = append(req.Commands, upstream.Command{Name: u.dst, Old: u.old, New: u.new})
 		needPack = needPack || !u.new.IsZero()
 	}
 	var pack *packWriter
 	if needPack {
 		var err error
-		if pack, err = h.packObjects(ups, rp.refs, caps.Supports(capability.OFSDelta)); err != nil {
+		if pack, err = h.packObjects(ups, rp.Advertisement(), rp.Supports("ofs-delta")); err != nil {
 			return err
 		}
-		req.Packfile = pack
+		req.Pack = pack
 	}
-	rep := newReport(names(ups), func(name string) bool {
-		_, ok := rp.refs.References[name]
-		return ok
-	}, h.errw)
-	if s, ok := rp.sess.(interface{ setReport(func(io.Reader) error) }); ok {
-		s.setReport(rep.decode)
-	} else if h.tap != nil {
-		// The HTTP session's POST to git-receive-pack: the body as sent.
-		h.tap.report = func(body io.Reader) error { return rep.decode(demux(body, req)) }
-		defer func() { h.tap.report = nil }()
-	}
-	gogit, err := rp.sess.ReceivePack(h.ctx, req)
+	rep, err := rp.Push(req)
 	if pack != nil {
 		if perr := pack.wait(); perr != nil && err == nil {
 			err = perr
 		}
 	}
 	switch {
-	case rep.err != nil:
-		return rep.err
-	case !rep.read && gogit != nil:
-		rep.adopt(gogit)
-	case !rep.read && err == nil:
+	case rep.Err != nil:
+		return rep.Err
+	case !rep.Read && err == nil:
 		err = fmt.Errorf("'%s' sent no report of the push", h.url)
 	}
-	if !rep.read {
+	if !rep.Read {
 		return err
 	}
-	if rep.unpack != "ok" {
-		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", printable(oneLine(rep.unpack)))
+	if rep.Unpack != "ok" {
+		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", cli.Printable(cli.OneLine(rep.Unpack)))
 	}
 	for _, u := range ups {
-		st, ok := rep.statuses[u.dst]
+		st, ok := rep.Statuses[u.dst]
 		switch {
-		case rep.unpack != "ok":
+		case rep.Unpack != "ok":
 			u.status = "unpacker error"
 		case !ok:
 			u.status = "expecting report"
-		case st.ok:
+		case st.OK:
 			u.ok = true
 		default:
-			u.status = rejection(st.reason)
+			u.status = rejection(st.Reason)
 		}
 	}
 	return nil
-}
-
-// demux takes the report out of the side-band of a receive-pack's answer
-// to req, when req asked for one (sendPack asks for side-band-64k only);
-// the progress goes to req.Progress.
-func demux(r io.Reader, req *packp.ReferenceUpdateRequest) io.Reader {
-	if !req.Capabilities.Supports(capability.Sideband64k) {
-		return r
-	}
-	d := sideband.NewDemuxer(sideband.Sideband64k, r)
-	d.Progress = req.Progress
-	return d
-}
-
-// names returns the refs the updates change.
-func names(ups []*update) []string {
-	out := make([]string, len(ups))
-	for i, u := range ups {
-		out[i] = u.dst
-	}
-	return out
 }
 
 // packWriter is git pack-objects writing the pack of a push.
@@ -126,8 +80,8 @@ type packWriter struct {
 // packObjects starts git pack-objects --stdout --thin --revs for the new
 // values, leaving out everything the upstream's refs reach that is here:
 // the pack of what the upstream lacks, thin (deltas against objects it
-// has), several times faster than go-git's encoder.
-func (h *helper) packObjects(ups []*update, adv *packp.AdvRefs, ofs bool) (*packWriter, error) {
+// has), several times faster than an encoder of go-git's.
+func (h *helper) packObjects(ups []*update, adv *upstream.Advertisement, ofs bool) (*packWriter, error) {
 	var revs strings.Builder
 	for _, u := range ups {
 		if !u.new.IsZero() {
@@ -135,7 +89,7 @@ func (h *helper) packObjects(ups []*update, adv *packp.AdvRefs, ofs bool) (*pack
 		}
 	}
 	var olds []string
-	for _, id := range adv.References {
+	for _, id := range adv.Refs {
 		if !id.IsZero() {
 			olds = append(olds, id.String())
 		}
@@ -200,14 +154,14 @@ func (h *helper) present(ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	out, err := runGit(h.ctx, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
+	out, err := repo.Git(h.ctx, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
 	if err != nil {
 		return nil, err
 	}
 	var have []string
 	seen := map[string]bool{}
 	for _, l := range strings.Split(string(out), "\n") {
-		if plumbing.IsHash(l) && !seen[l] {
+		if _, err := object.ParseID(l); err == nil && !seen[l] {
 			seen[l] = true
 			have = append(have, l)
 		}
@@ -228,4 +182,26 @@ func (l *limited) Write(p []byte) (int, error) {
 		l.n -= k
 	}
 	return len(p), nil
+}
+
+// statusWords are the reasons that git's transport-helper.c
+// (push_update_ref_status) takes, once unquoted, for a status of its own
+// rather than for the upstream's words: "error <ref> up to date" is a
+// success there.
+var statusWords = map[string]bool{
+	"no match": true, "up to date": true, "non-fast forward": true, "already exists": true,
+	"fetch first": true, "needs force": true, "stale info": true,
+	"remote ref updated since checkout": true, "forced update": true, "expecting report": true,
+}
+
+// rejection is the reason the helper gives git for a ref the upstream
+// refused: the upstream's words, which git prints as
+// "! [remote rejected] <ref> (<reason>)" like its own send-pack — in
+// double quotes when they are one of git's status words, so that git never
+// reads a refusal as a status.
+func rejection(reason string) string {
+	if statusWords[strings.TrimSpace(reason)] {
+		return `"` + reason + `"`
+	}
+	return reason
 }

@@ -10,12 +10,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
 // readShallow returns the commits listed in $GIT_DIR/shallow.
-func readShallow(gitDir string) ([]plumbing.Hash, error) {
+func readShallow(gitDir string) ([]object.ID, error) {
 	b, err := os.ReadFile(filepath.Join(gitDir, "shallow"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -39,25 +40,25 @@ func readShallow(gitDir string) ([]plumbing.Hash, error) {
 // where git rejects the refs that reach them ("shallow roots are not
 // allowed to be updated"). An advertised id never sent is never recorded:
 // it would cut the history of every later honest fetch.
-func (h *helper) updateShallow(gitDir string, old []plumbing.Hash, resp *packp.UploadPackResponse, ar *packp.AdvRefs, tips []plumbing.Hash) error {
-	set := map[plumbing.Hash]bool{}
+func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pack, tips []object.ID) error {
+	set := map[object.ID]bool{}
 	for _, id := range old {
 		set[id] = true
 	}
 	changed := false
 	switch {
-	case h.set.depth > 0 || !h.set.deepenSince.IsZero():
-		for _, id := range resp.Shallows {
+	case pack.Deepened:
+		for _, id := range pack.Shallow {
 			changed = changed || !set[id]
 			set[id] = true
 		}
-		for _, id := range resp.Unshallows {
+		for _, id := range pack.Unshallow {
 			changed = changed || set[id]
 			delete(set, id)
 		}
-	case len(ar.Shallows) == 0:
+	case len(pack.Theirs) == 0:
 	case h.set.cloning:
-		have, err := h.existing(ar.Shallows)
+		have, err := h.existing(pack.Theirs)
 		if err != nil {
 			return err
 		}
@@ -66,7 +67,7 @@ func (h *helper) updateShallow(gitDir string, old []plumbing.Hash, resp *packp.U
 			set[id] = true
 		}
 	default:
-		reached, err := h.shallowReached(gitDir, old, ar.Shallows, tips)
+		reached, err := h.shallowReached(gitDir, old, pack.Theirs, tips)
 		if err != nil {
 			return err
 		}
@@ -91,12 +92,12 @@ func (h *helper) updateShallow(gitDir string, old []plumbing.Hash, resp *packp.U
 
 // checkUnshallow refuses an "unshallow" line for a commit that is not
 // shallow here, before the pack is read, as git's fetch-pack dies on it.
-func checkUnshallow(old []plumbing.Hash, resp *packp.UploadPackResponse) error {
-	set := make(map[plumbing.Hash]bool, len(old))
+func checkUnshallow(old, unshallow []object.ID) error {
+	set := make(map[object.ID]bool, len(old))
 	for _, id := range old {
 		set[id] = true
 	}
-	for _, id := range resp.Unshallows {
+	for _, id := range unshallow {
 		if !set[id] {
 			return fmt.Errorf("no shallow found: unshallow %s", id)
 		}
@@ -105,19 +106,19 @@ func checkUnshallow(old []plumbing.Hash, resp *packp.UploadPackResponse) error {
 }
 
 // existing returns the ids that are objects in the repository.
-func (h *helper) existing(ids []plumbing.Hash) ([]plumbing.Hash, error) {
+func (h *helper) existing(ids []object.ID) ([]object.ID, error) {
 	var in bytes.Buffer
 	for _, id := range ids {
 		in.WriteString(id.String() + "\n")
 	}
-	out, err := runGit(h.ctx, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
+	out, err := repo.Git(h.ctx, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
 	if err != nil {
 		return nil, err
 	}
-	var have []plumbing.Hash
+	var have []object.ID
 	for _, l := range strings.Split(string(out), "\n") {
-		if plumbing.IsHash(l) { // "<id> missing" for the others
-			have = append(have, plumbing.NewHash(l))
+		if id, err := object.ParseID(l); err == nil { // "<id> missing" for the others
+			have = append(have, id)
 		}
 	}
 	return have, nil
@@ -128,8 +129,8 @@ func (h *helper) existing(ids []plumbing.Hash) ([]plumbing.Hash, error) {
 // going through the history of an existing ref or past another of them:
 // git's assign_shallow_commits_to_refs, as rev-list with those commits
 // made shallow walks it.
-func (h *helper) shallowReached(gitDir string, old, advertised, tips []plumbing.Hash) ([]plumbing.Hash, error) {
-	oldSet := make(map[plumbing.Hash]bool, len(old))
+func (h *helper) shallowReached(gitDir string, old, advertised, tips []object.ID) ([]object.ID, error) {
+	oldSet := make(map[object.ID]bool, len(old))
 	for _, id := range old {
 		oldSet[id] = true
 	}
@@ -137,7 +138,7 @@ func (h *helper) shallowReached(gitDir string, old, advertised, tips []plumbing.
 	if err != nil {
 		return nil, err
 	}
-	candidates := map[plumbing.Hash]bool{}
+	candidates := map[object.ID]bool{}
 	var lines bytes.Buffer
 	for _, id := range old {
 		lines.WriteString(id.String() + "\n")
@@ -167,11 +168,11 @@ func (h *helper) shallowReached(gitDir string, old, advertised, tips []plumbing.
 	for _, id := range tips {
 		in.WriteString(id.String() + "\n")
 	}
-	out, err := runGit(h.ctx, in.Bytes(), "--shallow-file", f.Name(), "rev-list", "--stdin", "--not", "--all")
+	out, err := repo.Git(h.ctx, in.Bytes(), "--shallow-file", f.Name(), "rev-list", "--stdin", "--not", "--all")
 	if err != nil {
 		return nil, err
 	}
-	var reached []plumbing.Hash
+	var reached []object.ID
 	for _, id := range hashes(out) {
 		if candidates[id] {
 			reached = append(reached, id)

@@ -41,7 +41,7 @@ func (h *helper) account(stats target.Stats, err error) {
 		bs.Error = "interrupted"
 	case err != nil && unpack.Local(err): // the error() lines too, on the same line
 		lines, _ := unpack.Describe(err)
-		bs.Error = h.red.scrub(joinText(lines))
+		bs.Error = h.red.Scrub(joinText(lines))
 	case err != nil:
 		bs.Error = h.describe(&packError{err: err})
 	}

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
@@ -29,7 +27,7 @@ type received struct {
 // every object is durable. Connectivity is checked only when git asked.
 // With fetch.fsckObjects (or transfer.fsckObjects) every object is checked
 // first, as git's index-pack --strict does: a refusal fails the fetch.
-func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err error) {
+func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
 		return rcv, err
@@ -75,12 +73,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	if cl == nil {
 		return rcv, nil
 	}
-	ids := make([]object.ID, 0, len(wants))
-	for _, w := range wants {
-		id, _ := object.IDFromBytes(w[:])
-		ids = append(ids, id)
-	}
-	rcv.connected = cl.connected(ids)
+	rcv.connected = cl.connected(wants)
 	return rcv, nil
 }
 

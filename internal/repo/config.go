@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"fmt"
+	"os/user"
 	"strconv"
 	"strings"
 )
@@ -146,4 +147,23 @@ func ParseInt(s string) (int64, error) {
 		return 0, fmt.Errorf("out of range")
 	}
 	return v * factor, nil
+}
+
+// ExpandPath expands a leading "~" or "~user" of a path from the
+// configuration, as git's interpolate_path does.
+func ExpandPath(p string, getenv func(string) string) (string, error) {
+	if !strings.HasPrefix(p, "~") {
+		return p, nil
+	}
+	name, _, _ := strings.Cut(p[1:], "/")
+	var home string
+	if name == "" {
+		home = getenv("HOME")
+	} else if u, err := user.Lookup(name); err == nil {
+		home = u.HomeDir
+	}
+	if home == "" {
+		return "", fmt.Errorf("failed to expand user dir in: '%s'", p)
+	}
+	return home + p[1+len(name):], nil
 }

@@ -46,8 +46,22 @@ func (e *GitError) Error() string {
 
 // git runs git with args in dir (the current directory when "").
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return run(ctx, dir, nil, args)
+}
+
+// Git runs git with args, stdin from in when not nil, in the current
+// directory and environment (GIT_DIR as git set it for a helper), and
+// returns its stdout. A failure is a *GitError carrying git's stderr.
+func Git(ctx context.Context, in []byte, args ...string) ([]byte, error) {
+	return run(ctx, "", in, args)
+}
+
+func run(ctx context.Context, dir string, in []byte, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
+	if in != nil {
+		cmd.Stdin = bytes.NewReader(in)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,50 @@
+package cli
+
+import "strings"
+
+// Printable returns s as git's usage.c prints text in a "fatal:", "error:"
+// or "warning:" line: every control character but tab and newline, and
+// DEL, becomes '?'. Upstreams choose much of what the helpers report (ref
+// names, error lines, side-band messages); none of it may move the cursor,
+// clear the screen or set a terminal's title.
+func Printable(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if isControl(s[i]) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if isControl(c) {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+// isControl reports whether git masks c in a message.
+func isControl(c byte) bool {
+	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
+}
+
+// MaskName is a name from an upstream as a warning quotes it: every
+// control character, newline and tab included, becomes '?'.
+func MaskName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// OneLine keeps a message on one line.
+func OneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

@@ -1,0 +1,126 @@
+package upstream
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// endpoint is where the upstream is, as parsed from its address.
+type endpoint struct {
+	Protocol       string // file, ssh, git, http or https
+	User, Password string
+	Host           string // an IPv6 address in brackets
+	Port           int    // 0: the protocol's default
+	Path           string // with the query and fragment of a URL
+}
+
+// parseEndpoint turns the address git passes as the helper's second argument
+// into an endpoint. git strips "durable::" before it runs the helper,
+// so the rest is any URL git accepts; "durable://host/path", which git passes
+// whole, means https://host/path.
+func parseEndpoint(addr string) (*endpoint, error) {
+	if rest, ok := strings.CutPrefix(addr, "durable://"); ok {
+		addr = "https://" + rest
+	}
+	if addr == "" {
+		return nil, errors.New("no URL to fetch from or push to")
+	}
+	if scheme, _, _ := strings.Cut(addr, "://"); strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") {
+		// Before net/url decodes it: git's own check, on git's parts.
+		if err := checkCredentialURL(addr); err != nil {
+			return nil, err
+		}
+	}
+	ep, err := splitAddress(addr)
+	if err != nil || (ep.Protocol == "http" || ep.Protocol == "https") && ep.Host == "" {
+		// No host: what git credential would be asked about is not where
+		// the requests go.
+		return nil, fmt.Errorf("invalid URL '%s'", Anonymize(addr))
+	}
+	switch ep.Protocol {
+	case "file", "ssh", "git", "http", "https":
+		return ep, nil
+	}
+	return nil, fmt.Errorf("unsupported protocol '%s' in '%s'", ep.Protocol, Anonymize(addr))
+}
+
+// hasScheme matches an address that starts with "<scheme>://".
+var hasScheme = regexp.MustCompile(`^[^:]+://`)
+
+// scpLike matches git's "[user@]host:path".
+var scpLike = regexp.MustCompile(`^(?:([^@]+)@)?([^:\s]+):([^\\].*)$`)
+
+// splitAddress splits an address the three ways git reads one: a URL with a
+// scheme; "[user@]host:path", which is ssh unless a '/' comes before the
+// first ':' (git's url_is_local_not_ssh); else a local path, made
+// absolute.
+func splitAddress(addr string) (*endpoint, error) {
+	if !hasScheme.MatchString(addr) {
+		if m := scpLike.FindStringSubmatch(addr); m != nil {
+			if before, _, _ := strings.Cut(addr, ":"); !strings.Contains(before, "/") {
+				return &endpoint{Protocol: "ssh", User: m[1], Host: m[2], Port: 22, Path: m[3]}, nil
+			}
+		}
+		path, err := filepath.Abs(addr)
+		if err != nil {
+			return nil, err
+		}
+		return &endpoint{Protocol: "file", Path: path}, nil
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return nil, err
+	}
+	if !u.IsAbs() {
+		return nil, fmt.Errorf("invalid endpoint: %s", addr)
+	}
+	ep := &endpoint{Protocol: u.Scheme, Host: u.Hostname(), Path: u.Path}
+	if u.User != nil {
+		ep.User = u.User.Username()
+		ep.Password, _ = u.User.Password()
+	}
+	if strings.Contains(ep.Host, ":") {
+		ep.Host = "[" + ep.Host + "]" // IPv6
+	}
+	if p := u.Port(); p != "" {
+		ep.Port, _ = strconv.Atoi(p)
+	}
+	if u.RawQuery != "" {
+		ep.Path += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		ep.Path += "#" + u.Fragment
+	}
+	return ep, nil
+}
+
+// Anonymize removes the user information from an address, as git's
+// transport_anonymize_url does before it prints one: "https://u:p@h/r" gives
+// "https://h/r", "u@h:r" gives "h:r"; local paths are left alone.
+func Anonymize(addr string) string {
+	if rest, ok := strings.CutPrefix(addr, "durable://"); ok {
+		return "durable://" + Anonymize("https://" + rest)[len("https://"):]
+	}
+	if i := strings.Index(addr, "://"); i >= 0 {
+		auth := addr[i+3:]
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			return addr[:i+3] + addr[i+3+at+1:]
+		}
+		return addr
+	}
+	colon := strings.IndexByte(addr, ':')
+	slash := strings.IndexByte(addr, '/')
+	at := strings.IndexByte(addr, '@')
+	if colon > 0 && (slash < 0 || colon < slash) && at >= 0 && at < colon {
+		return addr[at+1:] // scp-like user@host:path
+	}
+	return addr
+}

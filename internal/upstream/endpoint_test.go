@@ -1,0 +1,65 @@
+package upstream
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		addr, proto, host, path, user string
+		port                          int
+	}{
+		{"/srv/r.git", "file", "", "/srv/r.git", "", 0},
+		{"file:///srv/r.git", "file", "", "/srv/r.git", "", 0},
+		{"git://h/r.git", "git", "h", "/r.git", "", 0},
+		{"git://127.0.0.1:9419/r", "git", "127.0.0.1", "/r", "", 9419},
+		{"https://u:p@h/o/r.git", "https", "h", "/o/r.git", "u", 0},
+		{"ssh://git@h:2222/o/r.git", "ssh", "h", "/o/r.git", "git", 2222},
+		{"git@h:o/r.git", "ssh", "h", "o/r.git", "git", 22},
+		{"durable://h/o/r.git", "https", "h", "/o/r.git", "", 0},
+	} {
+		ep, err := parseEndpoint(tc.addr)
+		if err != nil {
+			t.Errorf("%s: %v", tc.addr, err)
+			continue
+		}
+		if ep.Protocol != tc.proto || ep.Host != tc.host || ep.Path != tc.path || ep.User != tc.user || ep.Port != tc.port {
+			t.Errorf("%s: got %+v", tc.addr, ep)
+		}
+	}
+	for _, bad := range []string{"", "ftp://h/r", "svn://h/r", "http:///r", "https://"} {
+		if _, err := parseEndpoint(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestAnonymize(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://u:p@h/o/r.git":     "https://h/o/r.git",
+		"https://tok@h:8443/r?x=@y": "https://h:8443/r?x=@y",
+		"git://h/r":                 "git://h/r",
+		"u@h:o/r.git":               "h:o/r.git",
+		"/srv/a@b/r.git":            "/srv/a@b/r.git",
+		"durable://u:p@h/r":         "durable://h/r",
+	} {
+		if got := Anonymize(in); got != want {
+			t.Errorf("Anonymize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRedactor(t *testing.T) {
+	r := &Redactor{}
+	r.Add("p@ss word/1")
+	r.Add("")
+	msg := "Get \"https://u:p%40ss%20word%2F1@h/\": failed; header p@ss word/1; query p%40ss+word%2F1"
+	got := r.Scrub(msg)
+	if strings.Contains(got, "ss word") || strings.Contains(got, "ss%20word") || strings.Contains(got, "ss+word") {
+		t.Fatalf("secret left in %q", got)
+	}
+	if r.Scrub("nothing here") != "nothing here" {
+		t.Fatal("scrub changed a clean message")
+	}
+}

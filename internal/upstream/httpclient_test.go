@@ -1,0 +1,98 @@
+package upstream
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/repo"
+)
+
+// hopFrom builds the redirect from the first request to url.
+func hopFrom(t *testing.T, method, first, url string) (*http.Request, []*http.Request) {
+	t.Helper()
+	r0, _ := http.NewRequest(method, first, nil)
+	r0.Header.Set("Authorization", "Basic eA==")
+	r0.Header.Set("X-A", "secret")
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header = r0.Header.Clone()
+	req.Response = &http.Response{StatusCode: http.StatusFound}
+	return req, []*http.Request{r0}
+}
+
+// TestRedirectPolicy checks http.followRedirects and what a hop to another
+// origin leaves behind: an upgrade to https on the same host is another
+// origin for curl, though go-git lets credentials follow it.
+func TestRedirectPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		follow, method, to string
+		refused, kept      bool
+	}{
+		{"initial", "GET", "http://h/moved/info/refs", false, true},
+		{"initial", "POST", "http://h/moved/git-upload-pack", true, false},
+		{"true", "POST", "http://h/moved/git-upload-pack", false, true},
+		{"false", "GET", "http://h/moved/info/refs", true, false},
+		{"initial", "GET", "https://h/r/info/refs", false, false},
+		{"initial", "GET", "http://h:8080/r/info/refs", false, false},
+		{"initial", "GET", "http://other/r/info/refs", false, false},
+	} {
+		from := "http://h/r/info/refs"
+		if tc.method == "POST" {
+			from = "http://h/r/git-upload-pack"
+		}
+		req, via := hopFrom(t, tc.method, from, tc.to)
+		err := (&redirectPolicy{follow: tc.follow, headers: []string{"X-A"}}).check(req, via)
+		var re *redirectError
+		if refused := errors.As(err, &re); refused != tc.refused {
+			t.Errorf("%+v: error %v", tc, err)
+			continue
+		}
+		if re != nil && (re.code != http.StatusFound || re.initial != (tc.method == "GET")) {
+			t.Errorf("%+v: %+v", tc, re)
+		}
+		if kept := req.Header.Get("Authorization") != "" && req.Header.Get("X-A") != ""; !tc.refused && kept != tc.kept {
+			t.Errorf("%+v: headers kept %v: %v", tc, kept, req.Header)
+		}
+	}
+}
+
+// TestHTTPAuthOrigin checks that the headers and the password go only to
+// their origin, and that credentials from git credential belong to the
+// endpoint they were asked for.
+func TestHTTPAuthOrigin(t *testing.T) {
+	ep, err := splitAddress("http://u:p@a:8080/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := repo.Config{
+		{Key: "http.extraheader", Value: "X-First: 1"},
+		{Key: "http.http://a:8080/r.extraheader", Value: "X-Url: 2"},
+		{Key: "http.extraheader", Value: "X-Less: 3"}, // less specific than the one before: skipped, as in git
+		{Key: "http.http://b.extraheader", Value: "X-Other: 4"},
+	}
+	a, err := newHTTPAuth(newHTTPConfig(cfg, matchingURL(ep)), ep, &Redactor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.headerNames(), []string{"X-First", "X-Url"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("headers %v, want %v", got, want)
+	}
+	for url, want := range map[string]bool{"http://a:8080/r/info/refs": true, "http://A:8080/x": true, "http://a/r": false, "https://a:8080/r": false, "http://b:8080/r": false} {
+		r, _ := http.NewRequest(http.MethodGet, url, nil)
+		a.SetAuth(r)
+		if got := r.Header.Get("Authorization") != "" && r.Header.Get("X-Url") == "2"; got != want {
+			t.Errorf("%s: credentials sent %v, want %v", url, got, want)
+		}
+	}
+	b, _ := splitAddress("http://b/r")
+	a.setBasic("v", "q", b)
+	if user, pass := a.known(ep); user != "" || pass {
+		t.Errorf("credentials for b are known for a: %q %v", user, pass)
+	}
+	r, _ := http.NewRequest(http.MethodGet, "http://b/r/info/refs", nil)
+	a.SetAuth(r)
+	if u, p, ok := r.BasicAuth(); !ok || u != "v" || p != "q" || r.Header.Get("X-Url") != "" {
+		t.Errorf("b got %v", r.Header)
+	}
+}

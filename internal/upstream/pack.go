@@ -1,0 +1,152 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp/sideband"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/object"
+)
+
+// Pack is the answer to a fetch: the pack stream (side-band
+// demultiplexed) and the lines about the shallow boundary.
+type Pack struct {
+	// Shallow and Unshallow are the answer's lines about the shallow
+	// boundary, when Deepened: the request deepened.
+	Shallow, Unshallow []object.ID
+	Deepened           bool
+	// Theirs are the commits at which the upstream itself is shallow.
+	Theirs []object.ID
+
+	in *stickyReader
+	w  wire
+}
+
+// Read reads the pack. A reader ahead of the unpacker may meet a channel-3
+// error after the pack's trailer and drop it; the pack keeps it for
+// Finish, so the error fails the fetch at any point, as in git.
+func (p *Pack) Read(b []byte) (int, error) { return p.in.Read(b) }
+
+// Finish ends a fetch whose pack is in: what follows the pack (a flush in
+// side-band mode) must end cleanly, and so must the session.
+func (p *Pack) Finish() error {
+	if _, err := io.Copy(io.Discard, io.LimitReader(p.in, 1<<20)); err != nil {
+		return err
+	}
+	return p.w.close()
+}
+
+// readHead reads what a protocol v0 answer says before the pack, as git's
+// fetch-pack reads it: when the request deepened, the shallow and
+// unshallow lines up to a flush; then the acknowledgements of the haves,
+// "ACK <id>[ common| ready]" and "NAK", at least one. An answer that ends
+// before a line is errNoPack.
+func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
+	var buf []byte
+	first := true
+	next := func() ([]byte, error) {
+		pkt, err := readPkt(in, &buf)
+		if err == io.EOF && first {
+			return nil, errNoPack
+		}
+		first = false
+		return bytes.TrimSuffix(pkt, []byte("\n")), err
+	}
+	if p.Deepened {
+		for {
+			line, err := next()
+			switch {
+			case err != nil:
+				return err
+			case line == nil:
+			case bytes.HasPrefix(line, []byte("shallow ")):
+				id, ok := parseID(line[len("shallow "):], f)
+				if !ok {
+					return fmt.Errorf("invalid shallow line: %s", cli.MaskName(string(line)))
+				}
+				p.Shallow = append(p.Shallow, id)
+				continue
+			case bytes.HasPrefix(line, []byte("unshallow ")):
+				id, ok := parseID(line[len("unshallow "):], f)
+				if !ok {
+					return fmt.Errorf("invalid unshallow line: %s", cli.MaskName(string(line)))
+				}
+				p.Unshallow = append(p.Unshallow, id)
+				continue
+			default:
+				return fmt.Errorf("expected shallow/unshallow, got %s", cli.MaskName(string(line)))
+			}
+			break
+		}
+	}
+	for n := 0; ; n++ {
+		if n > 0 && !ackNext(in) {
+			return nil
+		}
+		line, err := next()
+		switch {
+		case err != nil:
+			return err
+		case line == nil:
+			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got a flush packet")
+		case !bytes.Equal(line, []byte("NAK")) && !bytes.HasPrefix(line, []byte("ACK ")):
+			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", cli.MaskName(string(line)))
+		}
+	}
+}
+
+// ackNext reports whether the next packet is an ACK or a NAK: the pack,
+// raw ("PACK") or in side-band packets, never starts so.
+func ackNext(in *bufio.Reader) bool {
+	b, err := in.Peek(7)
+	if err != nil {
+		return false
+	}
+	for _, c := range b[:4] {
+		if _, ok := unhex(c | 0x20); !ok {
+			return false
+		}
+	}
+	return string(b[4:]) == "ACK" || string(b[4:]) == "NAK"
+}
+
+// demux takes the pack out of the side-band of an answer to a request with
+// caps, when it asked for one; the progress goes to progress.
+func demux(r io.Reader, caps *capability.List, progress io.Writer) io.Reader {
+	var d *sideband.Demuxer
+	switch {
+	case caps.Supports(capability.Sideband64k):
+		d = sideband.NewDemuxer(sideband.Sideband64k, r)
+	case caps.Supports(capability.Sideband):
+		d = sideband.NewDemuxer(sideband.Sideband, r)
+	default:
+		return r
+	}
+	d.Progress = progress
+	return d
+}
+
+// stickyReader returns the first error its reader gave, io.EOF included,
+// on every later read: the side-band's flush ends the pack for good, even
+// where the session goes on (protocol v2 over a stream waits for the next
+// command).
+type stickyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *stickyReader) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.r.Read(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}

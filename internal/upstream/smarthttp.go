@@ -1,0 +1,216 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// smartHTTP is one service's session over git's smart HTTP protocol, as
+// git's remote-curl speaks it: the advertisement is the body of GET
+// …/info/refs?service=<service>, each request the body of a POST to
+// …/<service>, answered in the response's body. It is stateless: a fetch
+// sends its wants, its haves and done in one request. Every request goes
+// through the Remote's client (its settings, the redirect policy, the
+// low-speed watch) with the credentials and extra headers of the origin
+// it goes to.
+type smartHTTP struct {
+	r       *Remote
+	service string
+	version int           // protocol.version asked for with Git-Protocol
+	body    io.ReadCloser // of the answer being read
+}
+
+// maxErrorBody bounds what is read of an error answer's body: git shows
+// none of it here, and a gzip bomb of a 500 inflates to hundreds of MiB.
+const maxErrorBody = 64 << 10
+
+// advertisement asks for the refs. A redirect of this first request moves
+// the remote (every later request goes where the refs were found, as
+// git's do); the answer must be a smart one, by its media type, and start
+// as remote-curl's check_smart_http wants it: "# service=<service>" and
+// its header lines up to a flush (then the v0 refs), or "version 2".
+func (h *smartHTTP) advertisement() (*bufio.Reader, error) {
+	u := h.r.ep.url("info/refs")
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "service=" + h.service
+	resp, err := h.do(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.r.moveTo(resp.Request.URL, u); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	want := "application/x-" + h.service + "-advertisement"
+	if mediaType(resp.Header.Get("Content-Type")) != want {
+		resp.Body.Close()
+		return nil, fmt.Errorf("'%s' is not a smart git server: dumb HTTP, which the helper does not speak", h.r.URL)
+	}
+	h.body = resp.Body
+	in := bufio.NewReaderSize(resp.Body, 64<<10)
+	var buf []byte
+	p, err := peekPkt(in, &buf)
+	switch {
+	case err != nil:
+		return nil, err
+	case p == nil:
+		return nil, errors.New("invalid server response; expected service, got flush packet")
+	case string(bytes.TrimSuffix(p, []byte("\n"))) == "version 2":
+		return in, nil
+	case string(bytes.TrimSuffix(p, []byte("\n"))) != "# service="+h.service:
+		return nil, fmt.Errorf("invalid server response; got '%s'", bytes.TrimSuffix(p, []byte("\n")))
+	}
+	for {
+		p, err := readPkt(in, &buf)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			return in, nil
+		}
+	}
+}
+
+// peekPkt reads the first pkt-line of r without taking it when it is
+// "version 2": that is the v2 capability advertisement's own first line.
+func peekPkt(r *bufio.Reader, buf *[]byte) ([]byte, error) {
+	const v2 = "000eversion 2\n"
+	if b, err := r.Peek(len(v2)); err == nil && string(b) == v2 {
+		return []byte("version 2\n"), nil
+	}
+	return readPkt(r, buf)
+}
+
+// send POSTs the request. The body is sent from memory with its length,
+// so that a 307 or 308 can send it again.
+func (h *smartHTTP) send(req io.Reader, last bool) (*bufio.Reader, error) {
+	body, err := io.ReadAll(req)
+	if err != nil {
+		return nil, err
+	}
+	h.closeBody()
+	resp, err := h.do(http.MethodPost, h.r.ep.url(h.service), body)
+	if err != nil {
+		return nil, err
+	}
+	h.body = resp.Body
+	return bufio.NewReaderSize(resp.Body, 64<<10), nil
+}
+
+// do sends one request with git's headers, and turns an answer that is not
+// a success into an error, having read at most maxErrorBody of it.
+func (h *smartHTTP) do(method string, u *url.URL, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(h.r.ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", agent)
+	if body == nil {
+		req.Header.Set("Accept", "*/*")
+		req.Header.Set("Pragma", "no-cache")
+	} else {
+		req.Header.Set("Content-Type", "application/x-"+h.service+"-request")
+		req.Header.Set("Accept", "application/x-"+h.service+"-result")
+	}
+	if h.version > 0 {
+		req.Header.Set("Git-Protocol", "version="+strconv.Itoa(h.version))
+	}
+	h.r.auth.SetAuth(req)
+	resp, err := h.r.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return resp, nil
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		return nil, errAuthRequired
+	case http.StatusForbidden:
+		return nil, errForbidden
+	case http.StatusNotFound:
+		return nil, errNotFound
+	}
+	return nil, &statusError{code: resp.StatusCode, method: method}
+}
+
+func (h *smartHTTP) fail(err error) error { return err }
+
+func (h *smartHTTP) close() error {
+	h.closeBody()
+	return nil
+}
+
+func (h *smartHTTP) closeBody() {
+	if h.body != nil {
+		h.body.Close()
+		h.body = nil
+	}
+}
+
+// mediaType is a Content-Type as git compares it (http.c
+// extract_content_type, for remote-curl.c): up to the first ';', white
+// space left out, lower-cased. Parameters ("; charset=utf-8") do not count.
+func mediaType(contentType string) string {
+	t, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.Join(strings.Fields(t), ""))
+}
+
+// url is the URL of a file of the remote's smart HTTP service, as
+// remote-curl makes it: the remote's URL (its query kept) with a '/'
+// unless it has one, then name.
+func (e *endpoint) url(name string) *url.URL {
+	path, query, _ := strings.Cut(e.Path, "?")
+	query, _, _ = strings.Cut(query, "#")
+	path, _, _ = strings.Cut(path, "#")
+	if !strings.HasSuffix(path, "/") {
+		path += "/"
+	}
+	return &url.URL{Scheme: e.Protocol, Host: e.hostPort(), Path: path + name, RawQuery: query}
+}
+
+// hostPort is the endpoint's host, with its port when it has one.
+func (e *endpoint) hostPort() string {
+	if e.Port != 0 {
+		return e.Host + ":" + strconv.Itoa(e.Port)
+	}
+	return e.Host
+}
+
+// moveTo moves the remote to where a redirect of the request for asked
+// found the refs: got must end as asked does ("/info/refs"), as git's
+// http.c update_url_from_redirect wants it; the new base is what comes
+// before.
+func (r *Remote) moveTo(got, asked *url.URL) error {
+	if got.String() == asked.String() {
+		return nil
+	}
+	const tail = "/info/refs"
+	if !strings.HasSuffix(got.Path, tail) {
+		return fmt.Errorf("unable to update url base from redirection: asked for: %s, redirect: %s", Anonymize(asked.String()), Anonymize(got.String()))
+	}
+	ep := &endpoint{Protocol: strings.ToLower(got.Scheme), Host: got.Hostname(), Path: strings.TrimSuffix(got.Path, tail)}
+	if strings.Contains(ep.Host, ":") {
+		ep.Host = "[" + ep.Host + "]"
+	}
+	if p := got.Port(); p != "" {
+		ep.Port, _ = strconv.Atoi(p)
+	}
+	r.ep = ep
+	return nil
+}

@@ -1,0 +1,191 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// Upload is an upload-pack session whose advertisement has been read: of
+// protocol v2 (capabilities) or v0 (refs), whichever the server answered a
+// request for protocol.version with. A session serves one fetch.
+type Upload struct {
+	r   *Remote
+	w   wire
+	adv *advert // v0
+	v2  *v2
+}
+
+// OpenUpload opens an upload-pack session and reads its advertisement;
+// with a sink, each ref goes to it as it is read (over v2, the answer to
+// ls-refs). An empty upstream gives no session (nil, nil).
+func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
+	u := &Upload{r: r}
+	w, err := r.session("git-upload-pack", func(in *bufio.Reader) error {
+		if v2, err := isV2(in); err != nil {
+			return err
+		} else if v2 {
+			a, err := readV2(in)
+			u.v2 = a
+			return err
+		}
+		a, err := readAdvertisement(in, sink)
+		switch {
+		case errors.Is(err, errEmptyAdvertisement), err == nil && a.empty():
+			return errEmptyRemote
+		case err != nil:
+			return err
+		}
+		u.adv = a
+		return nil
+	})
+	if errors.Is(err, errEmptyRemote) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	u.w = w
+	if u.v2 != nil {
+		if s, ok := w.(*stream); ok {
+			s.v2 = true
+		}
+		if sink != nil {
+			if err := u.v2.lsRefs(w, sink); err != nil {
+				err = w.fail(err)
+				w.close()
+				return nil, err
+			}
+		}
+	}
+	return u, nil
+}
+
+// Close ends the session.
+func (u *Upload) Close() error { return u.w.close() }
+
+// FetchRequest is what a fetch asks of upload-pack.
+type FetchRequest struct {
+	Wants, Haves []object.ID
+	// Shallows are the repository's shallow commits.
+	Shallows []object.ID
+	// Depth, when positive, deepens to that many commits (from the
+	// shallow boundary with DeepenRelative); else DeepenSince, when set,
+	// to the commits since then.
+	Depth          int
+	DeepenRelative bool
+	DeepenSince    time.Time
+	IncludeTag     bool
+	NoProgress     bool
+	// Progress takes the upstream's progress messages.
+	Progress io.Writer
+}
+
+// deepen reports whether the request deepens the history.
+func (f *FetchRequest) deepen() bool { return f.Depth > 0 || !f.DeepenSince.IsZero() }
+
+// errNoPack is an answer to a fetch that ends before it starts.
+var errNoPack = errors.New("no pack")
+
+// Fetch asks for the pack of req.Wants, all the haves and "done" in one
+// request (the helper negotiates in a single round), and returns the
+// answer once what comes before the pack is read: over v0, the shallow
+// lines and acknowledgements.
+func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
+	if u.v2 != nil {
+		return u.fetchV2(req)
+	}
+	ureq, err := uploadRequest(&u.adv.caps, req, u.r.URL)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := ureq.Encode(&b); err != nil {
+		return nil, err
+	}
+	// The haves and "done", with no flush between them: a stateless
+	// upload-pack (HTTP) answers a flush and ends the request there.
+	haves := &packp.UploadHaves{Haves: hashes(req.Haves, u.adv.format), Done: true}
+	if err := haves.Encode(&b); err != nil {
+		return nil, err
+	}
+	in, err := u.w.send(&b, false)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{Deepened: req.deepen(), Theirs: u.adv.shallows, w: u.w}
+	if err := p.readHead(in, u.adv.format); err != nil {
+		if err = u.w.fail(err); errors.Is(err, errNoPack) {
+			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
+		}
+		return nil, err
+	}
+	p.in = &stickyReader{r: demux(in, &ureq.Capabilities, req.Progress)}
+	return p, nil
+}
+
+// uploadRequest builds the want request from what the upstream
+// advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
+// offered, include-tag when git follows tags, no-progress when git does not
+// show progress, and the shallow lines and deepening git asked for.
+func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.UploadRequest, error) {
+	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
+	set := func(c capability.Capability) {
+		if adv.Supports(c) && !req.Capabilities.Supports(c) {
+			req.Capabilities.Set(c)
+		}
+	}
+	if adv.Supports(capability.MultiACKDetailed) {
+		set(capability.MultiACKDetailed)
+	} else {
+		set(capability.MultiACK)
+	}
+	if adv.Supports(capability.Sideband64k) {
+		set(capability.Sideband64k)
+	} else {
+		set(capability.Sideband)
+	}
+	set(capability.ThinPack)
+	set(capability.OFSDelta)
+	if adv.Supports(capability.Agent) {
+		req.Capabilities.Set(capability.Agent, agent)
+	}
+	if f.IncludeTag {
+		set(capability.IncludeTag)
+	}
+	if f.NoProgress {
+		set(capability.NoProgress)
+	}
+	if len(f.Shallows) > 0 || f.deepen() {
+		if !adv.Supports(capability.Shallow) {
+			return nil, fmt.Errorf("'%s' does not support shallow fetches", url)
+		}
+		set(capability.Shallow)
+		req.Shallows = hashes(f.Shallows, object.SHA1)
+	}
+	switch {
+	case f.Depth > 0:
+		req.Depth.Deepen = f.Depth
+		if f.DeepenRelative {
+			if !adv.Supports(capability.DeepenRelative) {
+				return nil, fmt.Errorf("'%s' does not support --deepen", url)
+			}
+			set(capability.DeepenRelative)
+		}
+	case !f.DeepenSince.IsZero():
+		if !adv.Supports(capability.DeepenSince) {
+			return nil, fmt.Errorf("'%s' does not support --shallow-since", url)
+		}
+		set(capability.DeepenSince)
+		req.Depth.DeepenSince = f.DeepenSince
+	}
+	return req, nil
+}
