@@ -226,3 +226,27 @@ func TestRemotePartialNoFilterServer(t *testing.T) {
 		checkPromisorBatches(t, stats, "clone")
 	})
 }
+
+// TestRemotePartialFsckObjects: with fetch.fsckObjects, a partial clone
+// whose trees name a .gitmodules the filter left out is checked as git's
+// index-pack --fsck-objects --promisor checks it — each object, not the
+// links a filter cut — and succeeds as plain git's does, with the same
+// objects.
+func TestRemotePartialFsckObjects(t *testing.T) {
+	env := env(t, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=fetch.fsckObjects", "GIT_CONFIG_VALUE_0=true")
+	base := t.TempDir()
+	dir := newUpstream(t, env, base, "up.git")
+	servePartial(t, env, dir)
+	work := filepath.Join(base, "work")
+	gittest.Git(t, env, base, "clone", "-q", dir, work)
+	gittest.WriteFile(t, work, ".gitmodules", "[submodule \"s\"]\n\tpath = s\n\turl = ../s\n")
+	gittest.Git(t, env, work, "add", ".gitmodules")
+	gittest.Git(t, env, work, "commit", "-q", "-m", "submodule")
+	gittest.Git(t, env, work, "push", "-q", "origin", "main")
+	ours, theirs := filepath.Join(base, "ours"), filepath.Join(base, "theirs")
+	c, stats := durable(t, env, base, "clone", "--no-checkout", "--filter=blob:none", "durable::"+dir, ours)
+	mustRun(t, c, "partial clone with fetch.fsckObjects")
+	gittest.Git(t, env, base, "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+dir, theirs)
+	samePartial(t, env, ours, theirs, "clone")
+	checkPromisorBatches(t, stats, "clone")
+}

@@ -56,6 +56,9 @@ func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err erro
 	opts.UnpackLimit, opts.Strict = limit, strict
 	if h.set.promisor() {
 		opts.UnpackLimit, opts.Keep.Promisor = 0, true
+		if strict != nil {
+			strict.Promised = true
+		}
 		if in, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
 			return rcv, err
 		}
