@@ -3,11 +3,13 @@ package integration
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/remote"
 )
@@ -249,4 +251,45 @@ func TestRemotePartialFsckObjects(t *testing.T) {
 	gittest.Git(t, env, base, "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+dir, theirs)
 	samePartial(t, env, ours, theirs, "clone")
 	checkPromisorBatches(t, stats, "clone")
+}
+
+// TestRemotePartialLazyFetchStrace runs the helper of a lazy fetch (a
+// checkout in a partial clone) under strace: its promisor pack's five files
+// are each renamed into place after a completed writeout, the .idx last,
+// and one full flush follows, before git reads the blobs.
+func TestRemotePartialLazyFetchStrace(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed: ", err)
+	}
+	env := env(t)
+	base := t.TempDir()
+	dir := newUpstream(t, env, base, "up.git")
+	servePartial(t, env, dir)
+	ours := filepath.Join(base, "ours")
+	c, _ := durable(t, env, "", "clone", "--no-checkout", "--filter=blob:none", "durable::file://"+dir, ours)
+	mustRun(t, c, "partial clone")
+
+	wrap := t.TempDir()
+	trace := filepath.Join(wrap, "trace")
+	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
+		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	c, stats := durable(t, env, ours, "checkout", "-q", "main")
+	mustRun(t, c, "checkout under strace")
+	if len(stats) != 1 {
+		t.Fatalf("%d fetch batches, want the checkout's 1", len(stats))
+	}
+	checkPromisorBatches(t, stats, "lazy fetch")
+	rep, err := crashtest.CheckPackOrder(readTrace(t, trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Objects != 5 || rep.Writeouts < 5 || rep.LastRename != filepath.Join(ours, ".git/objects/pack/pack-"+stats[0].Pack+".idx") {
+		t.Errorf("strace: %+v", rep)
+	}
+	t.Logf("%d files renamed after their writeout, %d flush (of %s) after the last rename", rep.Objects, rep.Flushes, filepath.Base(rep.Flushed))
 }
