@@ -21,8 +21,10 @@ type settings struct {
 	cloning       bool
 	checkConn     bool
 	updateShallow bool
-	refetch       bool // send no haves: everything again (git fetch --refetch)
-	objectFormat  bool // git wants ":object-format" in list
+	refetch       bool   // send no haves: everything again (git fetch --refetch)
+	filter        string // a partial clone's filter spec, as git expanded it
+	fromPromisor  bool   // the upstream is a promisor remote of the repository
+	objectFormat  bool   // git wants ":object-format" in list
 	dryRun        bool
 	force         bool
 	atomic        bool
@@ -92,6 +94,25 @@ func (h *helper) option(arg string) string {
 		return flag(&s.updateShallow)
 	case "refetch":
 		return flag(&s.refetch)
+	case "filter":
+		// git checked and expanded the spec; a line break would end the
+		// request's pkt-line early.
+		if value == "" || strings.ContainsAny(value, "\n\x00") {
+			return "error invalid filter-spec '" + value + "'"
+		}
+		s.filter = value
+		return "ok"
+	case "from-promisor":
+		// Not among git's boolean options: it comes as "1".
+		v, ok := repo.ParseBool(value)
+		if !hasValue {
+			v, ok = true, true
+		}
+		if !ok {
+			return "error invalid value '" + value + "' for " + name
+		}
+		s.fromPromisor = v
+		return "ok"
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
 		// fetched yet.

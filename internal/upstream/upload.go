@@ -85,12 +85,26 @@ type FetchRequest struct {
 	DeepenSince    time.Time
 	IncludeTag     bool
 	NoProgress     bool
+	// Filter is a partial clone's filter spec, as git expanded it
+	// ("blob:none", "combine:…"): sent when the server offers filtering;
+	// else, as in git, a warning, and everything is fetched.
+	Filter string
 	// Progress takes the upstream's progress messages.
 	Progress io.Writer
 }
 
 // deepen reports whether the request deepens the history.
 func (f *FetchRequest) deepen() bool { return f.Depth > 0 || !f.DeepenSince.IsZero() }
+
+// filterIgnored is git's warning for a filter the server cannot apply.
+const filterIgnored = "filtering not recognized by server, ignoring"
+
+// warn writes git's "warning: " line.
+func (r *Remote) warn(msg string) {
+	if r.o.Stderr != nil {
+		fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
+	}
+}
 
 // errNoPack is an answer to a fetch that ends before it starts.
 var errNoPack = errors.New("no pack")
@@ -102,6 +116,12 @@ var errNoPack = errors.New("no pack")
 func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	if u.v2 != nil {
 		return u.fetchV2(req)
+	}
+	if req.Filter != "" && !u.adv.caps.Supports(capability.Filter) {
+		// fetch-pack warns twice over v0: once for the capabilities, once
+		// as it writes the request.
+		u.r.warn(filterIgnored)
+		u.r.warn(filterIgnored)
 	}
 	ureq, err := uploadRequest(&u.adv.caps, req, u.r.URL)
 	if err != nil {
@@ -135,7 +155,8 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 // uploadRequest builds the want request from what the upstream
 // advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
 // offered, include-tag when git follows tags, no-progress when git does not
-// show progress, and the shallow lines and deepening git asked for.
+// show progress, the shallow lines and deepening git asked for, and the
+// filter (with its capability) when the upstream offers filtering.
 func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.UploadRequest, error) {
 	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
 	set := func(c capability.Capability) {
@@ -163,6 +184,10 @@ func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.Up
 	}
 	if f.NoProgress {
 		set(capability.NoProgress)
+	}
+	if f.Filter != "" && adv.Supports(capability.Filter) {
+		set(capability.Filter)
+		req.Filter = packp.Filter(f.Filter)
 	}
 	if len(f.Shallows) > 0 || f.deepen() {
 		if !adv.Supports(capability.Shallow) {

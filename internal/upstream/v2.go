@@ -186,8 +186,9 @@ func invalidRef(line []byte) error {
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
 // "done" in one request (thin-pack and ofs-delta always, include-tag and
 // no-progress as git's options say, the shallow lines and deepening when
-// the server's fetch offers "shallow"), and returns the answer once the
-// sections before the pack are read.
+// the server's fetch offers "shallow", the filter when it offers
+// "filter"), and returns the answer once the sections before the pack are
+// read.
 func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 	a := u.v2
 	args := &packp.FetchArgs{
@@ -205,6 +206,13 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
 	case !req.DeepenSince.IsZero():
 		args.DeepenSince = req.DeepenSince
+	}
+	switch {
+	case req.Filter == "":
+	case a.feature("fetch", "filter"):
+		args.Filter = packp.Filter(req.Filter)
+	default:
+		u.r.warn(filterIgnored)
 	}
 	body, err := a.command("fetch", args)
 	if err != nil {
