@@ -78,11 +78,15 @@ type FetchRequest struct {
 	// Shallows are the repository's shallow commits.
 	Shallows []object.ID
 	// Depth, when positive, deepens to that many commits (from the
-	// shallow boundary with DeepenRelative); else DeepenSince, when set,
-	// to the commits since then.
+	// shallow boundary with DeepenRelative); DeepenSince, when set, to
+	// the commits since then; DeepenNot to the commits these refs (as the
+	// upstream names them) do not reach. Each is sent as git sends it, the
+	// upstream judging what goes together (upload-pack refuses Depth with
+	// either of the others; over v0, go-git's encoder refuses it first).
 	Depth          int
 	DeepenRelative bool
 	DeepenSince    time.Time
+	DeepenNot      []string
 	IncludeTag     bool
 	NoProgress     bool
 	// Progress takes the upstream's progress messages.
@@ -90,7 +94,9 @@ type FetchRequest struct {
 }
 
 // deepen reports whether the request deepens the history.
-func (f *FetchRequest) deepen() bool { return f.Depth > 0 || !f.DeepenSince.IsZero() }
+func (f *FetchRequest) deepen() bool {
+	return f.Depth > 0 || !f.DeepenSince.IsZero() || len(f.DeepenNot) > 0
+}
 
 // errNoPack is an answer to a fetch that ends before it starts.
 var errNoPack = errors.New("no pack")
@@ -103,7 +109,7 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	if u.v2 != nil {
 		return u.fetchV2(req)
 	}
-	ureq, err := uploadRequest(&u.adv.caps, req, u.r.URL)
+	ureq, err := uploadRequest(&u.adv.caps, req)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +142,7 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 // advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
 // offered, include-tag when git follows tags, no-progress when git does not
 // show progress, and the shallow lines and deepening git asked for.
-func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.UploadRequest, error) {
+func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest, error) {
 	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
 	set := func(c capability.Capability) {
 		if adv.Supports(c) && !req.Capabilities.Supports(c) {
@@ -164,28 +170,30 @@ func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.Up
 	if f.NoProgress {
 		set(capability.NoProgress)
 	}
-	if len(f.Shallows) > 0 || f.deepen() {
-		if !adv.Supports(capability.Shallow) {
-			return nil, fmt.Errorf("'%s' does not support shallow fetches", url)
+	// fetch-pack's checks, in its order and words (do_fetch_pack).
+	if !adv.Supports(capability.Shallow) && (f.Depth > 0 || len(f.Shallows) > 0) {
+		return nil, errors.New("Server does not support shallow clients")
+	}
+	for _, c := range []struct {
+		used   bool
+		cap    capability.Capability
+		option string
+	}{
+		{!f.DeepenSince.IsZero(), capability.DeepenSince, "--shallow-since"},
+		{len(f.DeepenNot) > 0, capability.DeepenNot, "--shallow-exclude"},
+		{f.DeepenRelative, capability.DeepenRelative, "--deepen"},
+	} {
+		if c.used && !adv.Supports(c.cap) {
+			return nil, fmt.Errorf("Server does not support %s", c.option)
 		}
+		if c.used {
+			set(c.cap)
+		}
+	}
+	if len(f.Shallows) > 0 || f.deepen() {
 		set(capability.Shallow)
 		req.Shallows = hashes(f.Shallows, object.SHA1)
 	}
-	switch {
-	case f.Depth > 0:
-		req.Depth.Deepen = f.Depth
-		if f.DeepenRelative {
-			if !adv.Supports(capability.DeepenRelative) {
-				return nil, fmt.Errorf("'%s' does not support --deepen", url)
-			}
-			set(capability.DeepenRelative)
-		}
-	case !f.DeepenSince.IsZero():
-		if !adv.Supports(capability.DeepenSince) {
-			return nil, fmt.Errorf("'%s' does not support --shallow-since", url)
-		}
-		set(capability.DeepenSince)
-		req.Depth.DeepenSince = f.DeepenSince
-	}
+	req.Depth = packp.DepthRequest{Deepen: f.Depth, DeepenSince: f.DeepenSince, DeepenNot: f.DeepenNot}
 	return req, nil
 }
