@@ -42,7 +42,7 @@ func (h *helper) fetch(cmds []string) error {
 	if !h.set.refetch {
 		haves = h.localHaves()
 	}
-	if h.set.refetch || h.set.depth > 0 || !h.set.deepenSince.IsZero() {
+	if h.set.refetch || h.set.deepen() {
 		// Refetching and deepening ask again for tips the repository has.
 		haves = without(haves, wants)
 	} else {
@@ -87,7 +87,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	defer rl.flush()
 	pack, err := up.Fetch(&upstream.FetchRequest{
 		Wants: wants, Haves: haves, Shallows: shallow,
-		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince,
+		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince, DeepenNot: h.set.deepenNot,
 		IncludeTag: h.set.followTags, NoProgress: !h.set.progress || h.set.verbosity == 0,
 		Progress: rl,
 	})
