@@ -16,7 +16,8 @@ import (
 
 // Upload is an upload-pack session whose advertisement has been read: of
 // protocol v2 (capabilities) or v0 (refs), whichever the server answered a
-// request for protocol.version with. A session serves one fetch.
+// request for protocol.version with. A v0 session serves one fetch; a v2
+// session another once the answer to the last is drained (Pack.Drain).
 type Upload struct {
 	r   *Remote
 	w   wire
@@ -71,6 +72,11 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 
 // Close ends the session.
 func (u *Upload) Close() error { return u.w.close() }
+
+// ByID reports whether the upstream serves any object it has by its id,
+// not only what its refs point at: over protocol v2, whose upload-pack
+// takes any want (v0's refuses an id that is no tip: "not our ref").
+func (u *Upload) ByID() bool { return u.v2 != nil }
 
 // FetchRequest is what a fetch asks of upload-pack.
 type FetchRequest struct {

@@ -181,6 +181,11 @@ func TestFetchV2Request(t *testing.T) {
 	if b, _ := io.ReadAll(p); string(b) != "PACK" || !p.Deepened || len(p.Shallow) != 1 || len(p.Theirs) != 0 {
 		t.Errorf("pack %q, %+v", b, p)
 	}
+	// A v2 session takes another fetch once the answer is drained; a v0
+	// one serves no object by id.
+	if err := p.Drain(); err != nil || !u.ByID() || (&Upload{adv: &advert{}}).ByID() {
+		t.Errorf("drain %v, by id %v", err, u.ByID())
+	}
 
 	// Without deepening, and no unshallow, the lines say where the
 	// upstream itself is shallow.
