@@ -97,7 +97,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err := checkUnshallow(shallow, pack.Unshallow); err != nil {
 		return received{}, err
 	}
-	rcv, err := h.unpack(pack, wants)
+	rcv, err := h.unpack(pack, wants, h.healer(up, pack))
 	if err != nil {
 		return received{}, err
 	}
