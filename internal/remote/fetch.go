@@ -44,7 +44,7 @@ func (h *helper) fetch(cmds []string) error {
 	if !h.set.refetch && !noopNegotiation(r.Config) {
 		haves = h.localHaves()
 	}
-	if h.set.refetch || h.set.depth > 0 || !h.set.deepenSince.IsZero() {
+	if h.set.refetch || h.set.deepen() {
 		// Refetching and deepening ask again for tips the repository has.
 		haves = without(haves, wants)
 	} else {
@@ -89,7 +89,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	defer rl.flush()
 	pack, err := up.Fetch(&upstream.FetchRequest{
 		Wants: wants, Haves: haves, Shallows: shallow,
-		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince,
+		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince, DeepenNot: h.set.deepenNot,
 		IncludeTag: h.set.followTags, NoProgress: !h.set.progress || h.set.verbosity == 0,
 		Filter: h.set.filter, Progress: rl,
 	})
@@ -99,7 +99,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err := checkUnshallow(shallow, pack.Unshallow); err != nil {
 		return received{}, err
 	}
-	rcv, err := h.unpack(pack, wants)
+	rcv, err := h.unpack(pack, wants, h.healer(up, pack))
 	if err != nil {
 		return received{}, err
 	}

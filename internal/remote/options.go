@@ -17,6 +17,7 @@ type settings struct {
 	depth         int  // 0: no deepening
 	deepenRel     bool // depth counts from the shallow boundary (--deepen)
 	deepenSince   time.Time
+	deepenNot     []string // refs whose history is left out (--shallow-exclude)
 	followTags    bool
 	cloning       bool
 	checkConn     bool
@@ -32,6 +33,12 @@ type settings struct {
 }
 
 func defaultSettings() settings { return settings{verbosity: 1} }
+
+// deepen reports whether git asked to deepen (or make) a shallow history:
+// its fetch-pack's args->deepen.
+func (s *settings) deepen() bool {
+	return s.depth > 0 || !s.deepenSince.IsZero() || len(s.deepenNot) > 0
+}
 
 // option answers "option <name> <value>" with "ok", "unsupported" or
 // "error <why>". A bare "option <name>" means true, as for remote-curl.
@@ -81,6 +88,14 @@ func (h *helper) option(arg string) string {
 			return "error invalid date '" + value + "'"
 		}
 		s.deepenSince = t
+		return "ok"
+	case "deepen-not":
+		// One option a ref, as many as git was given; git cannot take
+		// them back (it starts another helper for the tags it follows).
+		if value == "" || strings.ContainsAny(value, "\n\x00") {
+			return "error invalid deepen-not " + strconv.Quote(value)
+		}
+		s.deepenNot = append(s.deepenNot, value)
 		return "ok"
 	case "deepen-relative":
 		return flag(&s.deepenRel)

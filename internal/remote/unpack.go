@@ -28,7 +28,9 @@ type received struct {
 // every object is durable. Connectivity is checked only when git asked.
 // With fetch.fsckObjects (or transfer.fsckObjects) every object is checked
 // first, as git's index-pack --strict does: a refusal fails the fetch.
-func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err error) {
+// heal, when set, repairs the delta bases of the repository the pack needs
+// and cannot read (see healer).
+func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) error) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
 		return rcv, err
@@ -53,7 +55,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err erro
 	h.warned = true
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
-	opts.UnpackLimit, opts.Strict = limit, strict
+	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
 	if h.set.promisor() {
 		opts.UnpackLimit, opts.Keep.Promisor = 0, true
 		if strict != nil {

@@ -195,17 +195,15 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
 		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
 	}
+	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes
+	// every deepening argument.
 	if len(req.Shallows) > 0 || req.deepen() {
 		if !a.feature("fetch", "shallow") {
-			return nil, fmt.Errorf("'%s' does not support shallow fetches", u.r.URL)
+			return nil, errors.New("Server does not support shallow requests")
 		}
 		args.Shallows = hashes(req.Shallows, a.format)
-	}
-	switch {
-	case req.Depth > 0:
 		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
-	case !req.DeepenSince.IsZero():
-		args.DeepenSince = req.DeepenSince
+		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
 	}
 	switch {
 	case req.Filter == "":
