@@ -12,13 +12,15 @@ import (
 // PackFile is one temporary file of a pack being written, with the
 // extension it will be published under.
 type PackFile struct {
-	Ext  string // "keep", "pack", "rev" or "idx"
+	Ext  string // "keep", "promisor", "pack", "rev" or "idx"
 	File batch.File
 }
 
-// publishOrder is git's: the .keep first, so that the pack is protected as
-// soon as it exists; the .idx last, because it makes the pack visible.
-var publishOrder = []string{"keep", "pack", "rev", "idx"}
+// publishOrder is git's (index-pack's): the .keep first, so that the pack
+// is protected as soon as it exists, then the .promisor, so that it is a
+// promisor pack as soon as it exists; the .idx last, because it makes the
+// pack visible.
+var publishOrder = []string{"keep", "promisor", "pack", "rev", "idx"}
 
 // CreatePackTemp creates objects/pack/tmp_<kind>_XXXXXX, and objects/pack
 // itself if needed.
@@ -43,7 +45,8 @@ func (s *Store) PackPath(sum []byte, ext string) string {
 }
 
 // PublishPack publishes the written temporary files of the pack whose
-// checksum is sum through tx, in git's order (.keep, .pack, .rev, .idx).
+// checksum is sum through tx, in git's order (.keep, .promisor, .pack, .rev,
+// .idx).
 // When that pack exists already, nothing is replaced: the temporary files
 // are removed and existed is true.
 func (s *Store) PublishPack(tx *batch.Transaction, sum []byte, files []PackFile) (existed bool, err error) {

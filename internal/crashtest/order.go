@@ -25,10 +25,10 @@ type OrderReport struct {
 func CheckOrder(calls []Call) (OrderReport, error) { return checkOrder(calls, IsObject) }
 
 // packFile matches the final name of a pack's files.
-var packFile = regexp.MustCompile(`/objects/pack/pack-([0-9a-f]{40}|[0-9a-f]{64})\.(pack|idx|rev|keep)$`)
+var packFile = regexp.MustCompile(`/objects/pack/pack-([0-9a-f]{40}|[0-9a-f]{64})\.(pack|idx|rev|keep|promisor)$`)
 
 // CheckPackOrder checks the same I-order for a kept pack: every file of the
-// pack (.keep, .pack, .rev, .idx) renamed into place after a completed
+// pack (.keep, .promisor, .pack, .rev, .idx) renamed into place after a completed
 // writeout of its data, the .idx — which makes the pack visible — renamed
 // last, and exactly one full flush, of the .idx (or its directory), after
 // it.

@@ -10,7 +10,7 @@ import (
 )
 
 // IsPackFile reports whether path is the final name of a pack's file
-// (objects/pack/pack-<checksum>.pack, .idx, .rev or .keep).
+// (objects/pack/pack-<checksum>.pack, .idx, .rev, .keep or .promisor).
 func IsPackFile(path string) bool { return packFile.MatchString(path) }
 
 // tracked reports whether the walker checks the name p.

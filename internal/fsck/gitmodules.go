@@ -118,6 +118,7 @@ func (o *Options) Finish(get func(object.ID) (object.Type, []byte, bool)) []Prob
 			}
 			t, data, ok := get(id)
 			switch {
+			case !ok && o.Promised:
 			case !ok:
 				r.reportFor(id, object.Blob, p.missing, "unable to read "+p.what+" blob", "")
 			case t != object.Blob:

@@ -46,6 +46,12 @@ type Options struct {
 
 	modulesFound, modulesDone map[object.ID]struct{}
 	attrsFound, attrsDone     map[object.ID]struct{}
+
+	// Promised, when set, makes Finish skip a .gitmodules or
+	// .gitattributes blob it cannot read, as git's fsck_finish skips a
+	// promisor object: the check of a promisor pack, whose trees may name
+	// blobs a filter left out.
+	Promised bool
 }
 
 // Strict returns Options with git's FSCK_OPTIONS_STRICT defaults.

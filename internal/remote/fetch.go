@@ -17,6 +17,7 @@ import (
 func (h *helper) fetch(cmds []string) error {
 	var wants []object.ID
 	seen := map[object.ID]bool{}
+	h.sought = h.sought[:0]
 	for _, c := range cmds {
 		f := strings.Fields(c)
 		var id object.ID
@@ -27,6 +28,7 @@ func (h *helper) fetch(cmds []string) error {
 		if len(f) < 2 || err != nil {
 			return fmt.Errorf("bad fetch command from git: '%s'", c)
 		}
+		h.sought = append(h.sought, strings.Join(f[1:min(len(f), 3)], " "))
 		if !seen[id] {
 			seen[id] = true
 			wants = append(wants, id)
@@ -39,10 +41,10 @@ func (h *helper) fetch(cmds []string) error {
 		return err
 	}
 	var haves []object.ID
-	if !h.set.refetch {
+	if !h.set.refetch && !noopNegotiation(r.Config) {
 		haves = h.localHaves()
 	}
-	if h.set.refetch || h.set.depth > 0 || !h.set.deepenSince.IsZero() {
+	if h.set.refetch || h.set.deepen() {
 		// Refetching and deepening ask again for tips the repository has.
 		haves = without(haves, wants)
 	} else {
@@ -87,9 +89,9 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	defer rl.flush()
 	pack, err := up.Fetch(&upstream.FetchRequest{
 		Wants: wants, Haves: haves, Shallows: shallow,
-		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince,
+		Depth: h.set.depth, DeepenRelative: h.set.deepenRel, DeepenSince: h.set.deepenSince, DeepenNot: h.set.deepenNot,
 		IncludeTag: h.set.followTags, NoProgress: !h.set.progress || h.set.verbosity == 0,
-		Progress: rl,
+		Filter: h.set.filter, Progress: rl,
 	})
 	if err != nil {
 		return received{}, err
@@ -97,7 +99,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err := checkUnshallow(shallow, pack.Unshallow); err != nil {
 		return received{}, err
 	}
-	rcv, err := h.unpack(pack, wants)
+	rcv, err := h.unpack(pack, wants, h.healer(up, pack))
 	if err != nil {
 		return received{}, err
 	}

@@ -17,12 +17,15 @@ type settings struct {
 	depth         int  // 0: no deepening
 	deepenRel     bool // depth counts from the shallow boundary (--deepen)
 	deepenSince   time.Time
+	deepenNot     []string // refs whose history is left out (--shallow-exclude)
 	followTags    bool
 	cloning       bool
 	checkConn     bool
 	updateShallow bool
-	refetch       bool // send no haves: everything again (git fetch --refetch)
-	objectFormat  bool // git wants ":object-format" in list
+	refetch       bool   // send no haves: everything again (git fetch --refetch)
+	filter        string // a partial clone's filter spec, as git expanded it
+	fromPromisor  bool   // the upstream is a promisor remote of the repository
+	objectFormat  bool   // git wants ":object-format" in list
 	dryRun        bool
 	force         bool
 	atomic        bool
@@ -30,6 +33,12 @@ type settings struct {
 }
 
 func defaultSettings() settings { return settings{verbosity: 1} }
+
+// deepen reports whether git asked to deepen (or make) a shallow history:
+// its fetch-pack's args->deepen.
+func (s *settings) deepen() bool {
+	return s.depth > 0 || !s.deepenSince.IsZero() || len(s.deepenNot) > 0
+}
 
 // option answers "option <name> <value>" with "ok", "unsupported" or
 // "error <why>". A bare "option <name>" means true, as for remote-curl.
@@ -80,6 +89,14 @@ func (h *helper) option(arg string) string {
 		}
 		s.deepenSince = t
 		return "ok"
+	case "deepen-not":
+		// One option a ref, as many as git was given; git cannot take
+		// them back (it starts another helper for the tags it follows).
+		if value == "" || strings.ContainsAny(value, "\n\x00") {
+			return "error invalid deepen-not " + strconv.Quote(value)
+		}
+		s.deepenNot = append(s.deepenNot, value)
+		return "ok"
 	case "deepen-relative":
 		return flag(&s.deepenRel)
 	case "followtags":
@@ -92,6 +109,25 @@ func (h *helper) option(arg string) string {
 		return flag(&s.updateShallow)
 	case "refetch":
 		return flag(&s.refetch)
+	case "filter":
+		// git checked and expanded the spec; a line break would end the
+		// request's pkt-line early.
+		if value == "" || strings.ContainsAny(value, "\n\x00") {
+			return "error invalid filter-spec '" + value + "'"
+		}
+		s.filter = value
+		return "ok"
+	case "from-promisor":
+		// Not among git's boolean options: it comes as "1".
+		v, ok := repo.ParseBool(value)
+		if !hasValue {
+			v, ok = true, true
+		}
+		if !ok {
+			return "error invalid value '" + value + "' for " + name
+		}
+		s.fromPromisor = v
+		return "ok"
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
 		// fetched yet.

@@ -31,9 +31,13 @@ func TestOption(t *testing.T) {
 		{"atomic true", "ok"},
 		{"cas refs/heads/main:" + "0123456789012345678901234567890123456789", "ok"},
 		{"cas refs/heads/main", "error invalid cas 'refs/heads/main'"},
-		{"deepen-not main", "unsupported"},
+		{"deepen-not main", "ok"},
+		{`deepen-not "refs/tags/v1\tx"`, "ok"}, // quoted as git quotes it
+		{`deepen-not "a\nb"`, `error invalid deepen-not "a\nb"`},
+		{"deepen-not", `error invalid deepen-not ""`},
 		{"deepen-relative true", "ok"},
-		{"filter blob:none", "unsupported"},
+		{"filter blob:none", "ok"},
+		{"from-promisor 1", "ok"},
 		{"family ipv4", "unsupported"},
 		{"pushcert true", "unsupported"},
 		{"push-option x", "unsupported"},
@@ -46,6 +50,9 @@ func TestOption(t *testing.T) {
 	if !s.progress || s.verbosity != 0 || s.depth != 1 || !s.deepenRel || !s.followTags || !s.cloning || !s.checkConn ||
 		!s.updateShallow || !s.objectFormat || !s.dryRun || !s.force || !s.atomic || len(s.cas) != 1 {
 		t.Errorf("settings: %+v", s)
+	}
+	if len(s.deepenNot) != 2 || s.deepenNot[0] != "main" || s.deepenNot[1] != "refs/tags/v1\tx" || !s.deepen() {
+		t.Errorf("deepen-not = %q", s.deepenNot)
 	}
 	if !s.deepenSince.Equal(time.Unix(1700000000, 0)) {
 		t.Errorf("deepen-since = %v", s.deepenSince)

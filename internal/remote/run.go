@@ -49,6 +49,7 @@ type helper struct {
 	hup    *hangup           // stops the helper when git goes away mid-command
 	totals batch.Stats       // over every fetch batch
 	batchN int               // fetch batches received
+	sought []string          // the batch's "<id> <name>" lines, for a .promisor
 	warned bool              // the settings' warnings were printed
 }
 

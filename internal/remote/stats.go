@@ -22,6 +22,9 @@ type BatchStats struct {
 	URL   string `json:"url"`
 	Batch int    `json:"batch"` // 1 for the session's first fetch batch
 	target.Stats
+	// Promisor marks a kept pack published as a promisor pack (with its
+	// .promisor, a fifth file under the flush).
+	Promisor bool `json:"promisor,omitempty"`
 	// Error says why the batch failed; what was written before is durable.
 	Error string `json:"error,omitempty"`
 }
@@ -33,7 +36,7 @@ func (h *helper) account(stats target.Stats, err error) {
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats}
+	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor()}
 	switch {
 	case err != nil && h.ctx.Err() != nil:
 		// Whatever failed (a read from a connection the signal closed)

@@ -23,11 +23,14 @@ type received struct {
 // project's unpacker, with the durability policy of the repository's
 // settings (batch unless configured otherwise: a writeout per object, one
 // flush after the last rename). A pack of at least the unpack limit is kept
-// as one pack with its index instead of loose objects. When it returns,
+// as one pack with its index instead of loose objects, and so is every pack
+// of a promisor remote, marked as a promisor pack. When it returns,
 // every object is durable. Connectivity is checked only when git asked.
 // With fetch.fsckObjects (or transfer.fsckObjects) every object is checked
 // first, as git's index-pack --strict does: a refusal fails the fetch.
-func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err error) {
+// heal, when set, repairs the delta bases of the repository the pack needs
+// and cannot read (see healer).
+func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) error) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
 		return rcv, err
@@ -52,7 +55,16 @@ func (h *helper) unpack(in io.Reader, wants []object.ID) (rcv received, err erro
 	h.warned = true
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
-	opts.UnpackLimit, opts.Strict = limit, strict
+	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
+	if h.set.promisor() {
+		opts.UnpackLimit, opts.Keep.Promisor = 0, true
+		if strict != nil {
+			strict.Promised = true
+		}
+		if in, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
+			return rcv, err
+		}
+	}
 	var cl *closure
 	if h.set.checkConn {
 		cl = newClosure(r.Format)
@@ -84,7 +96,10 @@ const defaultUnpackLimit = 10000
 
 // unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else the
 // default. 0 (as in git) keeps every pack.
-func unpackLimit(c repo.Config) (uint32, error) {
+func unpackLimit(c repo.Config) (uint32, error) { return unpackLimitOr(c, defaultUnpackLimit) }
+
+// unpackLimitOr is unpackLimit with def as the default.
+func unpackLimitOr(c repo.Config, def uint32) (uint32, error) {
 	for _, key := range []string{"fetch.unpackLimit", "transfer.unpackLimit"} {
 		if c.Has(key) {
 			v, err := c.Int(key, 0)
@@ -94,7 +109,7 @@ func unpackLimit(c repo.Config) (uint32, error) {
 			return uint32(max(v, 0)), nil
 		}
 	}
-	return defaultUnpackLimit, nil
+	return def, nil
 }
 
 // keepMessage is what git's fetch-pack writes into the .keep of a pack it

@@ -45,8 +45,10 @@ type runConfig struct {
 	// fail is installed as memfstest.Fail once the repository is set up; its
 	// index counts the run's operations from 0.
 	fail func(i int, ev memfstest.Event) error
-	// keep keeps the pack instead of loose objects.
-	keep bool
+	// keep keeps the pack instead of loose objects; with promisor, as a
+	// promisor pack whose .promisor holds promisorText.
+	keep, promisor bool
+	promisorText   string
 }
 
 // objPath returns the final name of id in the in-memory repository.
@@ -102,7 +104,7 @@ func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 		mu.Unlock()
 	}}
 	if cfg.keep {
-		opts.Keep = &unpack.Keep{File: true, Message: "kept in memory"}
+		opts.Keep = &unpack.Keep{File: true, Message: "kept in memory", Promisor: cfg.promisor, PromisorText: cfg.promisorText}
 	}
 	r.res, r.err = unpack.Run(context.Background(), bytes.NewReader(pack), store, r.policy, opts)
 	return r

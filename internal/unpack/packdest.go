@@ -20,6 +20,13 @@ type Keep struct {
 	// newline when Message is set (empty otherwise).
 	File    bool
 	Message string
+	// Promisor publishes a .promisor file with the pack (after the .keep,
+	// before the .pack, as git's index-pack --promisor), holding
+	// PromisorText as it is: git's fetch-pack writes there the refs it
+	// fetched, "<id> <name>" lines, or nothing. Git takes the objects of
+	// such a pack, and those they name, as promised by the remote.
+	Promisor     bool
+	PromisorText string
 	// Compression is the zlib level of the bases appended to complete a
 	// thin pack (core.compression; git's default is -1).
 	Compression int

@@ -54,8 +54,8 @@ func packWriteFailure(pe *PackWriteError) []Message {
 	why := strerror(errno(pe.Err))
 	var ce *batch.CommitError
 	switch {
-	case pe.Stage == loose.StageCreate && pe.Ext == "keep":
-		return []Message{fatal("cannot write keep file '" + pe.Path + "': " + why)}
+	case pe.Stage == loose.StageCreate && (pe.Ext == "keep" || pe.Ext == "promisor"):
+		return []Message{fatal("cannot write " + pe.Ext + " file '" + pe.Path + "': " + why)}
 	case pe.Stage == loose.StageCreate:
 		return []Message{fatal("Unable to create temporary file '" + pe.Path + "': " + why)}
 	case pe.Stage == loose.StageWrite && (pe.Ext == "idx" || pe.Ext == "rev"):

@@ -14,8 +14,8 @@ import (
 )
 
 // finish completes a thin pack, writes the index files and publishes the
-// pack through the transaction (.keep, .pack, .rev, then the .idx that makes
-// it visible). It returns the pack's checksum and the .keep it published.
+// pack through the transaction (.keep, .promisor, .pack, .rev, then the .idx
+// that makes it visible). It returns the pack's checksum and the .keep it published.
 func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, err error) {
 	d.mu.Lock()
 	if d.err == nil {
@@ -70,10 +70,13 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 			contents["keep"] = []byte(keep.Message + "\n")
 		}
 	}
+	if keep.Promisor {
+		contents["promisor"] = []byte(keep.PromisorText)
+	}
 	for ext, data := range contents {
 		f, err := d.store.CreatePackTemp(d.tx, ext)
 		if err != nil {
-			if ext == "keep" { // git writes the .keep under its name
+			if ext == "keep" || ext == "promisor" { // git writes them under their names
 				return abort(packWriteErr(ext, loose.StageCreate, d.store.PackPath(sum, ext), err))
 			}
 			return abort(createErr(d.store, ext, err))

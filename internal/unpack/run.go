@@ -133,6 +133,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	trailerErr := u.read(r)
 	u.dispatch()
+	if opts.Heal != nil && trailerErr == nil {
+		u.heal()
+	}
 	close(u.jobs)
 	u.wg.Wait()
 	if u.spill != nil {

@@ -80,6 +80,12 @@ type Options struct {
 	// least that many objects (git's fetch.unpackLimit); smaller packs are
 	// exploded.
 	UnpackLimit uint32
+	// Heal, when set, is called once the whole pack is read, when deltas
+	// wait for bases the store has but cannot read (an empty or corrupt
+	// loose object), with their ids in order. When it returns nil, it has
+	// written those objects anew into the store, and the deltas are
+	// resolved against them; else they fail as without it (BaseError).
+	Heal func(ids []object.ID) error
 }
 
 // Result describes a finished unpack.

@@ -35,10 +35,18 @@ func (p *Pack) Read(b []byte) (int, error) { return p.in.Read(b) }
 // Finish ends a fetch whose pack is in: what follows the pack (a flush in
 // side-band mode) must end cleanly, and so must the session.
 func (p *Pack) Finish() error {
-	if _, err := io.Copy(io.Discard, io.LimitReader(p.in, 1<<20)); err != nil {
+	if err := p.Drain(); err != nil {
 		return err
 	}
 	return p.w.close()
+}
+
+// Drain reads what follows the pack up to the end of the answer, which
+// must end cleanly, and leaves the session open: over protocol v2 it then
+// takes another command (Upload.Fetch).
+func (p *Pack) Drain() error {
+	_, err := io.Copy(io.Discard, io.LimitReader(p.in, 1<<20))
+	return err
 }
 
 // readHead reads what a protocol v0 answer says before the pack, as git's

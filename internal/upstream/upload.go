@@ -16,7 +16,8 @@ import (
 
 // Upload is an upload-pack session whose advertisement has been read: of
 // protocol v2 (capabilities) or v0 (refs), whichever the server answered a
-// request for protocol.version with. A session serves one fetch.
+// request for protocol.version with. A v0 session serves one fetch; a v2
+// session another once the answer to the last is drained (Pack.Drain).
 type Upload struct {
 	r   *Remote
 	w   wire
@@ -72,25 +73,50 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 // Close ends the session.
 func (u *Upload) Close() error { return u.w.close() }
 
+// ByID reports whether the upstream serves any object it has by its id,
+// not only what its refs point at: over protocol v2, whose upload-pack
+// takes any want (v0's refuses an id that is no tip: "not our ref").
+func (u *Upload) ByID() bool { return u.v2 != nil }
+
 // FetchRequest is what a fetch asks of upload-pack.
 type FetchRequest struct {
 	Wants, Haves []object.ID
 	// Shallows are the repository's shallow commits.
 	Shallows []object.ID
 	// Depth, when positive, deepens to that many commits (from the
-	// shallow boundary with DeepenRelative); else DeepenSince, when set,
-	// to the commits since then.
+	// shallow boundary with DeepenRelative); DeepenSince, when set, to
+	// the commits since then; DeepenNot to the commits these refs (as the
+	// upstream names them) do not reach. Each is sent as git sends it, the
+	// upstream judging what goes together (upload-pack refuses Depth with
+	// either of the others; over v0, go-git's encoder refuses it first).
 	Depth          int
 	DeepenRelative bool
 	DeepenSince    time.Time
+	DeepenNot      []string
 	IncludeTag     bool
 	NoProgress     bool
+	// Filter is a partial clone's filter spec, as git expanded it
+	// ("blob:none", "combine:…"): sent when the server offers filtering;
+	// else, as in git, a warning, and everything is fetched.
+	Filter string
 	// Progress takes the upstream's progress messages.
 	Progress io.Writer
 }
 
 // deepen reports whether the request deepens the history.
-func (f *FetchRequest) deepen() bool { return f.Depth > 0 || !f.DeepenSince.IsZero() }
+func (f *FetchRequest) deepen() bool {
+	return f.Depth > 0 || !f.DeepenSince.IsZero() || len(f.DeepenNot) > 0
+}
+
+// filterIgnored is git's warning for a filter the server cannot apply.
+const filterIgnored = "filtering not recognized by server, ignoring"
+
+// warn writes git's "warning: " line.
+func (r *Remote) warn(msg string) {
+	if r.o.Stderr != nil {
+		fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
+	}
+}
 
 // errNoPack is an answer to a fetch that ends before it starts.
 var errNoPack = errors.New("no pack")
@@ -103,7 +129,13 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	if u.v2 != nil {
 		return u.fetchV2(req)
 	}
-	ureq, err := uploadRequest(&u.adv.caps, req, u.r.URL)
+	if req.Filter != "" && !u.adv.caps.Supports(capability.Filter) {
+		// fetch-pack warns twice over v0: once for the capabilities, once
+		// as it writes the request.
+		u.r.warn(filterIgnored)
+		u.r.warn(filterIgnored)
+	}
+	ureq, err := uploadRequest(&u.adv.caps, req)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +167,9 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 // uploadRequest builds the want request from what the upstream
 // advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
 // offered, include-tag when git follows tags, no-progress when git does not
-// show progress, and the shallow lines and deepening git asked for.
-func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.UploadRequest, error) {
+// show progress, the shallow lines and deepening git asked for, and the
+// filter (with its capability) when the upstream offers filtering.
+func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest, error) {
 	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
 	set := func(c capability.Capability) {
 		if adv.Supports(c) && !req.Capabilities.Supports(c) {
@@ -164,28 +197,34 @@ func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.Up
 	if f.NoProgress {
 		set(capability.NoProgress)
 	}
-	if len(f.Shallows) > 0 || f.deepen() {
-		if !adv.Supports(capability.Shallow) {
-			return nil, fmt.Errorf("'%s' does not support shallow fetches", url)
+	if f.Filter != "" && adv.Supports(capability.Filter) {
+		set(capability.Filter)
+		req.Filter = packp.Filter(f.Filter)
+	}
+	// fetch-pack's checks, in its order and words (do_fetch_pack).
+	if !adv.Supports(capability.Shallow) && (f.Depth > 0 || len(f.Shallows) > 0) {
+		return nil, errors.New("Server does not support shallow clients")
+	}
+	for _, c := range []struct {
+		used   bool
+		cap    capability.Capability
+		option string
+	}{
+		{!f.DeepenSince.IsZero(), capability.DeepenSince, "--shallow-since"},
+		{len(f.DeepenNot) > 0, capability.DeepenNot, "--shallow-exclude"},
+		{f.DeepenRelative, capability.DeepenRelative, "--deepen"},
+	} {
+		if c.used && !adv.Supports(c.cap) {
+			return nil, fmt.Errorf("Server does not support %s", c.option)
 		}
+		if c.used {
+			set(c.cap)
+		}
+	}
+	if len(f.Shallows) > 0 || f.deepen() {
 		set(capability.Shallow)
 		req.Shallows = hashes(f.Shallows, object.SHA1)
 	}
-	switch {
-	case f.Depth > 0:
-		req.Depth.Deepen = f.Depth
-		if f.DeepenRelative {
-			if !adv.Supports(capability.DeepenRelative) {
-				return nil, fmt.Errorf("'%s' does not support --deepen", url)
-			}
-			set(capability.DeepenRelative)
-		}
-	case !f.DeepenSince.IsZero():
-		if !adv.Supports(capability.DeepenSince) {
-			return nil, fmt.Errorf("'%s' does not support --shallow-since", url)
-		}
-		set(capability.DeepenSince)
-		req.Depth.DeepenSince = f.DeepenSince
-	}
+	req.Depth = packp.DepthRequest{Deepen: f.Depth, DeepenSince: f.DeepenSince, DeepenNot: f.DeepenNot}
 	return req, nil
 }

@@ -186,25 +186,31 @@ func invalidRef(line []byte) error {
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
 // "done" in one request (thin-pack and ofs-delta always, include-tag and
 // no-progress as git's options say, the shallow lines and deepening when
-// the server's fetch offers "shallow"), and returns the answer once the
-// sections before the pack are read.
+// the server's fetch offers "shallow", the filter when it offers
+// "filter"), and returns the answer once the sections before the pack are
+// read.
 func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 	a := u.v2
 	args := &packp.FetchArgs{
 		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
 		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
 	}
+	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes
+	// every deepening argument.
 	if len(req.Shallows) > 0 || req.deepen() {
 		if !a.feature("fetch", "shallow") {
-			return nil, fmt.Errorf("'%s' does not support shallow fetches", u.r.URL)
+			return nil, errors.New("Server does not support shallow requests")
 		}
 		args.Shallows = hashes(req.Shallows, a.format)
+		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
+		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
 	}
 	switch {
-	case req.Depth > 0:
-		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
-	case !req.DeepenSince.IsZero():
-		args.DeepenSince = req.DeepenSince
+	case req.Filter == "":
+	case a.feature("fetch", "filter"):
+		args.Filter = packp.Filter(req.Filter)
+	default:
+		u.r.warn(filterIgnored)
 	}
 	body, err := a.command("fetch", args)
 	if err != nil {

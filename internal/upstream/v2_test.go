@@ -181,6 +181,11 @@ func TestFetchV2Request(t *testing.T) {
 	if b, _ := io.ReadAll(p); string(b) != "PACK" || !p.Deepened || len(p.Shallow) != 1 || len(p.Theirs) != 0 {
 		t.Errorf("pack %q, %+v", b, p)
 	}
+	// A v2 session takes another fetch once the answer is drained; a v0
+	// one serves no object by id.
+	if err := p.Drain(); err != nil || !u.ByID() || (&Upload{adv: &advert{}}).ByID() {
+		t.Errorf("drain %v, by id %v", err, u.ByID())
+	}
 
 	// Without deepening, and no unshallow, the lines say where the
 	// upstream itself is shallow.
@@ -198,9 +203,19 @@ func TestFetchV2Request(t *testing.T) {
 	if _, err = u.Fetch(&FetchRequest{Wants: []object.ID{want}, DeepenSince: time.Unix(1700000000, 0)}); err != nil || !strings.Contains(w.sent, "deepen-since 1700000000\n") {
 		t.Errorf("deepen-since: %v, sent %q", err, w.sent)
 	}
+	// Every deepening goes as its own argument, as add_shallow_requests
+	// sends them: the upstream judges what goes together.
+	w.answer = pktsV2("packfile\n", "")
+	if _, err = u.Fetch(&FetchRequest{Wants: []object.ID{want}, Depth: 3, DeepenSince: time.Unix(1700000000, 0), DeepenNot: []string{"side", "v10"}}); err != nil ||
+		!strings.HasSuffix(w.sent, pktsV2("deepen 3\n", "deepen-since 1700000000\n", "deepen-not side\n", "deepen-not v10\n", "")) {
+		t.Errorf("deepen-not: %v, sent %q", err, w.sent)
+	}
 	u.v2, _ = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch\n", "")))
-	if _, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Depth: 1}); err == nil || err.Error() != "'u' does not support shallow fetches" {
-		t.Errorf("no shallow support: %v", err)
+	for _, req := range []FetchRequest{{Depth: 1}, {DeepenNot: []string{"side"}}, {DeepenSince: time.Unix(1, 0)}, {Shallows: []object.ID{have}}} {
+		req.Wants = []object.ID{want}
+		if _, err := u.Fetch(&req); err == nil || err.Error() != "Server does not support shallow requests" {
+			t.Errorf("no shallow support, %+v: %v", req, err)
+		}
 	}
 	if w.answer = ""; true {
 		if _, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}}); err == nil || err.Error() != "'u' sent no pack" {

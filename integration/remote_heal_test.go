@@ -1,0 +1,183 @@
+package integration
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// fetchCounter passes requests on to h and counts the fetch commands of
+// protocol v2 (and v0's POSTs of wants) among them.
+type fetchCounter struct {
+	h       http.Handler
+	mu      sync.Mutex
+	fetches int
+}
+
+func (c *fetchCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte("command=fetch")) || bytes.Contains(body, []byte("want ")) {
+			c.mu.Lock()
+			c.fetches++
+			c.mu.Unlock()
+		}
+	}
+	c.h.ServeHTTP(w, r)
+}
+
+func (c *fetchCounter) take() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.fetches
+	c.fetches = 0
+	return n
+}
+
+// thinBases returns the objects the clone at dir has that the thin pack
+// of the upstream's main since old uses as delta bases: what
+// index-pack --fix-thin adds to it.
+func thinBases(t *testing.T, env []string, up, dir, old string) []string {
+	t.Helper()
+	p := gittest.GitIn(t, env, up, []byte("main\n^"+old+"\n"), "pack-objects", "--revs", "--thin", "--stdout")
+	scratch := filepath.Join(t.TempDir(), "scratch.git")
+	gittest.Git(t, env, "", "init", "-q", "--bare", scratch)
+	gittest.WriteFile(t, scratch, "objects/info/alternates", filepath.Join(dir, ".git/objects")+"\n")
+	gittest.GitIn(t, env, scratch, p, "index-pack", "--stdin", "--fix-thin")
+	idx, _ := filepath.Glob(filepath.Join(scratch, "objects/pack/*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("index-pack left %v", idx)
+	}
+	b, err := os.ReadFile(idx[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := map[string]bool{}
+	for _, l := range strings.Split(gittest.Git(t, env, up, "rev-list", "--objects", "main", "^"+old), "\n") {
+		if len(l) >= 40 {
+			sent[l[:40]] = true
+		}
+	}
+	var bases []string
+	for _, l := range strings.Split(string(gittest.GitIn(t, env, scratch, b, "show-index")), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && !sent[f[1]] {
+			bases = append(bases, f[1])
+		}
+	}
+	return bases
+}
+
+// TestRemoteHeal: a clone one of whose loose objects a crash left empty —
+// the base of the next fetch's thin pack, a blob git trusts because its
+// file exists — fails every later fetch of plain git. Through the helper,
+// where the upstream speaks protocol v2, the fetch asks the upstream for
+// that object by its id and repairs it: the fetch succeeds, git fsck is
+// clean, the object is counted repaired, and the upstream saw exactly one
+// fetch request more than for the same fetch into a sound copy. Over v0,
+// whose upload-pack serves no object by id, the fetch fails as git's.
+func TestRemoteHeal(t *testing.T) {
+	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
+		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
+			env := append(env(t), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0="+tc.version)
+			base := t.TempDir()
+			dir := newUpstream(t, env, base, "up.git")
+			url := "file://" + dir
+			var counter *fetchCounter
+			if tc.kind == "http" {
+				counter = &fetchCounter{h: httpBackend(t, env, base)}
+				url = startHTTP(t, counter) + "/up.git"
+			}
+			// Where upload-pack runs here, its packet trace counts.
+			trace := filepath.Join(base, "trace")
+			fetches := func() int {
+				if counter != nil {
+					return counter.take()
+				}
+				b, _ := os.ReadFile(trace)
+				os.Remove(trace)
+				if tc.version == "0" {
+					return strings.Count(string(b), "upload-pack< done")
+				}
+				return strings.Count(string(b), "upload-pack< command=fetch")
+			}
+			sound := filepath.Join(base, "sound")
+			c, _ := durable(t, env, base, "clone", "-q", "durable::"+url, sound)
+			mustRun(t, c, "clone")
+			old := strings.TrimSpace(gittest.Git(t, env, sound, "rev-parse", "origin/main"))
+			advance(t, env, dir, 1, "")
+			var blob string
+			for _, id := range thinBases(t, env, dir, sound, old) {
+				if strings.TrimSpace(gittest.Git(t, env, sound, "cat-file", "-t", id)) == "blob" {
+					blob = id
+				}
+			}
+			if blob == "" {
+				t.Fatal("the thin pack has no blob for a base")
+			}
+			copyOf := func(name string) string {
+				dst := filepath.Join(base, name)
+				gittest.Exec(t, env, "", nil, "cp", "-a", sound, dst)
+				return dst
+			}
+			ours, theirs := copyOf("ours"), copyOf("theirs")
+			for _, repo := range []string{ours, theirs} {
+				p := filepath.Join(repo, ".git/objects", blob[:2], blob[2:])
+				if err := os.Truncate(p, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gittest.Git(t, env, theirs, "config", "remote.origin.url", url)
+			if c := gittest.Exec(t, env, theirs, nil, "git", "fetch", "-q"); c.Code == 0 {
+				t.Fatal("plain git's fetch into the poisoned clone succeeded")
+			}
+
+			env = append(env, "GIT_TRACE_PACKET="+trace)
+			fetches() // from now on
+			c, _ = durable(t, env, sound, "fetch")
+			mustRun(t, c, "fetch into the sound clone")
+			want := fetches()
+			c, stats := durable(t, env, ours, "fetch")
+			got := fetches()
+			t.Logf("fetch requests: %d into the sound clone, %d into the poisoned one", want, got)
+			if tc.version == "0" {
+				if c.Code != 128 || !strings.Contains(string(c.Stderr), "failed to read delta-pack base object "+blob) {
+					t.Fatalf("v0: exit %d\n%s", c.Code, c.Stderr)
+				}
+				if got != want {
+					t.Errorf("v0: %d fetch requests, the sound clone's fetch %d", got, want)
+				}
+				return
+			}
+			mustRun(t, c, "fetch into the poisoned clone")
+			if got != want+1 || want == 0 {
+				t.Errorf("%d fetch requests, the sound clone's fetch %d: want one more", got, want)
+			}
+			if !strings.Contains(string(c.Stderr), "warning: object "+blob+" of the repository was broken") {
+				t.Errorf("no warning of the repair:\n%s", c.Stderr)
+			}
+			checkBatches(t, stats)
+			var repaired int64
+			for _, s := range stats {
+				repaired += s.Repaired
+			}
+			if repaired != 1 {
+				t.Errorf("%d objects repaired, want 1: %+v", repaired, stats)
+			}
+			gittest.Fsck(t, env, ours)
+			if a, b := refs(t, env, sound), refs(t, env, ours); a != b {
+				t.Errorf("refs: sound clone\n%s\nhealed\n%s", a, b)
+			}
+			if a, b := gittest.Objects(t, env, sound), gittest.Objects(t, env, ours); a != b {
+				t.Errorf("objects differ: %s", firstDiff(a, b))
+			}
+		})
+	}
+}

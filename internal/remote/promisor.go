@@ -1,0 +1,57 @@
+package remote
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// promisor reports whether the batch's pack is a promisor remote's: git
+// said so (option from-promisor: a partial clone's fetches, lazy fetches
+// included), or asked for a filter, which it never does without. git's
+// fetch-pack keeps such a pack whatever its size (index-pack --promisor):
+// its objects, and those they name, are promised by the remote, and only
+// packs carry that mark — exploded into loose objects, a filtered pack makes
+// git's connectivity check fail on the objects the filter left out.
+func (s *settings) promisor() bool { return s.fromPromisor || s.filter != "" }
+
+// gitUnpackLimit is git's own default of fetch.unpackLimit.
+const gitUnpackLimit = 100
+
+// promisorText reads the header of the pack in and returns what git's
+// fetch-pack writes into the .promisor of that pack, with the reader that
+// still yields the whole pack. fetch-pack writes "<id> <name>" for each ref
+// it was asked for (create_promisor_file) when it would keep the pack
+// anyway: on a clone, or when the pack holds at least fetch.unpackLimit
+// objects (transfer.unpackLimit; git's default 100, 0 never); else the
+// .promisor is index-pack's, empty.
+func (h *helper) promisorText(in io.Reader, c repo.Config) (io.Reader, string, error) {
+	var b [pack.HeaderSize]byte
+	n, _ := io.ReadFull(in, b[:])
+	in = io.MultiReader(bytes.NewReader(b[:n]), in)
+	limit, err := unpackLimitOr(c, gitUnpackLimit)
+	if err != nil {
+		return nil, "", err
+	}
+	hdr, herr := pack.ParseHeader(b[:n])
+	if !h.set.cloning && (herr != nil || limit == 0 || hdr.Count < limit) {
+		return in, "", nil // a bad header fails in the unpacker
+	}
+	var text strings.Builder
+	for _, s := range h.sought {
+		text.WriteString(s + "\n")
+	}
+	return in, text.String(), nil
+}
+
+// noopNegotiation reports whether git's configuration (git -c included)
+// names the noop negotiator, with which git's fetch sends no haves: git
+// runs its lazy fetches of a partial clone so, and a "have" of a commit
+// whose tree holds a wanted blob would make the upstream leave it out.
+func noopNegotiation(c repo.Config) bool {
+	e, ok := c.Get("fetch.negotiationAlgorithm")
+	return ok && strings.EqualFold(e.Value, "noop")
+}

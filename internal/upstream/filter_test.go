@@ -1,0 +1,64 @@
+package upstream
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// TestFilterRequest: a partial clone's filter goes into the request as git's
+// fetch-pack sends it — over v0 the "filter" capability on the first want
+// and a "filter <spec>" line before the flush, over v2 an argument — only
+// when the server offers filtering; else git's warning (twice over v0, as
+// fetch-pack prints it) and no filter.
+func TestFilterRequest(t *testing.T) {
+	want, _ := object.ParseID(oid1)
+	const spec = "combine:blob:limit=1024+tree:2"
+	warning := "warning: filtering not recognized by server, ignoring\n"
+	for _, tc := range []struct {
+		name, caps string
+		v2         bool
+		sent       []string // in the request
+		notSent    []string
+		stderr     string
+	}{
+		{name: "v0", caps: "side-band-64k ofs-delta filter", sent: []string{" filter", "filter " + spec + "\n0000"}},
+		{name: "v0 without filter", caps: "side-band-64k ofs-delta", notSent: []string{"filter"}, stderr: warning + warning},
+		{name: "v2", caps: "fetch=shallow filter", v2: true, sent: []string{"filter " + spec + "\n"}},
+		{name: "v2 without filter", caps: "fetch=shallow", v2: true, notSent: []string{"filter"}, stderr: warning},
+	} {
+		var stderr bytes.Buffer
+		w := &recorder{answer: "0008NAK\n"}
+		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, w: w}
+		if tc.v2 {
+			w.answer = pktsV2("packfile\n", "")
+			var err error
+			if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", ""))); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			u.adv = &advert{format: object.SHA1}
+			capability.DecodeList([]byte(tc.caps), &u.adv.caps)
+		}
+		if _, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Filter: spec}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, s := range tc.sent {
+			if !strings.Contains(w.sent, s) {
+				t.Errorf("%s: %q not in the request %q", tc.name, s, w.sent)
+			}
+		}
+		for _, s := range tc.notSent {
+			if strings.Contains(w.sent, s) {
+				t.Errorf("%s: %q in the request %q", tc.name, s, w.sent)
+			}
+		}
+		if stderr.String() != tc.stderr {
+			t.Errorf("%s: stderr %q, want %q", tc.name, stderr.String(), tc.stderr)
+		}
+	}
+}
