@@ -59,6 +59,7 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 			s.v2 = true
 		}
 		if sink != nil {
+			sink.Format(u.v2.format)
 			if err := u.v2.lsRefs(w, sink); err != nil {
 				err = w.fail(err)
 				w.close()
@@ -132,12 +133,16 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	return p, nil
 }
 
-// uploadRequest builds the want request from what the upstream
-// advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
+// uploadRequest builds the want request, ids of the advertised object
+// format, from what the upstream advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
 // offered, include-tag when git follows tags, no-progress when git does not
 // show progress, and the shallow lines and deepening git asked for.
 func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.UploadRequest, error) {
-	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
+	format, err := serverFormat(adv)
+	if err != nil {
+		return nil, err
+	}
+	req := &packp.UploadRequest{Wants: hashes(f.Wants, format)}
 	set := func(c capability.Capability) {
 		if adv.Supports(c) && !req.Capabilities.Supports(c) {
 			req.Capabilities.Set(c)
@@ -169,7 +174,7 @@ func uploadRequest(adv *capability.List, f *FetchRequest, url string) (*packp.Up
 			return nil, fmt.Errorf("'%s' does not support shallow fetches", url)
 		}
 		set(capability.Shallow)
-		req.Shallows = hashes(f.Shallows, object.SHA1)
+		req.Shallows = hashes(f.Shallows, format)
 	}
 	switch {
 	case f.Depth > 0:
