@@ -186,10 +186,15 @@ func malformed(line []byte) error {
 	return fmt.Errorf("protocol error: unexpected '%s'", quoted(line))
 }
 
-// quoted is a line as an error quotes it: at most 80 bytes, masked.
+// maxQuoted bounds the bytes of a line an error quotes: a SHA-256 ref of
+// ls-refs with its peeled id and a name of a hundred bytes, whole.
+const maxQuoted = 256
+
+// quoted is a line as an error quotes it: at most maxQuoted bytes,
+// masked.
 func quoted(line []byte) string {
-	if len(line) > 80 {
-		line = line[:80]
+	if len(line) > maxQuoted {
+		line = line[:maxQuoted]
 	}
 	return cli.MaskName(string(line))
 }

@@ -92,7 +92,7 @@ func TestV2SHA256(t *testing.T) {
 	}
 	for _, bad := range []string{oid1 + " refs/heads/a\n", oid256a + " refs/tags/t peeled:" + oid1 + "\n", oid256a + "a refs/heads/a\n"} {
 		err := readRefsV2(reader(pktsV2(bad, "")), object.SHA256, &refList{})
-		if err == nil || !strings.HasPrefix(err.Error(), "invalid ls-refs response: ") {
+		if err == nil || err.Error() != "invalid ls-refs response: "+strings.TrimSuffix(bad, "\n") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

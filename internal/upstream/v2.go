@@ -171,12 +171,9 @@ func readRefsV2(in *bufio.Reader, f object.Format, sink RefSink) error {
 }
 
 // invalidRef is git's words for a line of ls-refs it cannot read; the line
-// is quoted masked, 80 bytes at most.
+// is quoted as errors quote it.
 func invalidRef(line []byte) error {
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	return fmt.Errorf("invalid ls-refs response: %s", cli.MaskName(string(line)))
+	return fmt.Errorf("invalid ls-refs response: %s", quoted(line))
 }
 
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
