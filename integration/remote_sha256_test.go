@@ -24,7 +24,7 @@ type sha256Up struct {
 // fake ssh and through sshd) on protocol v0 and v2, beside stock git on
 // the same upstream: clone, ls-remote, a fetch (a thin pack, exploded), a
 // fetch kept as a pack, a push and a delete, a mirror's remote update
-// --prune, and the format mismatches of fetch and push, which fail with
+// --prune, a shallow clone and its --unshallow, and the format mismatches of fetch and push, which fail with
 // git's one fatal line and 128. The upstreams are copies of one seed,
 // served side by side.
 func TestRemoteSHA256(t *testing.T) {
@@ -169,6 +169,21 @@ func sha256Scenario(t *testing.T, env []string, up sha256Up) {
 		t.Fatalf("mirror refs:\ngit:\n%s\nours:\n%s\nupstream:\n%s", a, b, u)
 	}
 	gittest.Fsck(t, env, mirrors)
+
+	shallow, theirsS := filepath.Join(work, "shallow"), filepath.Join(work, "theirs-shallow")
+	c, _ = durable(t, env, work, "clone", "--depth", "1", "durable::"+up.url, shallow)
+	mustRun(t, c, "shallow clone through the helper")
+	gittest.Git(t, env, work, "clone", "-q", "--depth", "1", up.plain, theirsS)
+	sameShallow(t, shallow, theirsS)
+	c, _ = durable(t, env, shallow, "fetch", "--unshallow")
+	mustRun(t, c, "fetch --unshallow through the helper")
+	gittest.Git(t, env, theirsS, "fetch", "-q", "--unshallow")
+	// The tags the whole history now reaches come with the next fetch,
+	// from what is here (TestRemoteShallow says why), on both sides.
+	c, _ = durable(t, env, shallow, "fetch")
+	mustRun(t, c, "fetch after --unshallow")
+	gittest.Git(t, env, theirsS, "fetch", "-q")
+	sameRepo(t, env, shallow, theirsS)
 
 	sha256Mismatches(t, env, up)
 }
