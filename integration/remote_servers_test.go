@@ -32,9 +32,16 @@ type upstream struct {
 // side branch), accepting pushes over every protocol.
 func newUpstream(t *testing.T, env []string, base, name string) string {
 	t.Helper()
+	return newUpstreamOf(t, env, base, name, "sha1", 30, 40)
+}
+
+// newUpstreamOf is newUpstream in the object format (sha1, sha256) with
+// a history of files files and commits commits.
+func newUpstreamOf(t *testing.T, env []string, base, name, format string, files, commits int) string {
+	t.Helper()
 	dir := filepath.Join(base, name)
-	gittest.Git(t, env, base, "init", "-q", "--bare", "-b", "main", dir)
-	gittest.History(t, env, dir, 30, 40)
+	gittest.Git(t, env, base, "init", "-q", "--bare", "-b", "main", "--object-format="+format, dir)
+	gittest.History(t, env, dir, files, commits)
 	gittest.Git(t, env, dir, "config", "http.receivepack", "true")
 	gittest.Git(t, env, dir, "config", "receive.denyDeleteCurrent", "warn")
 	return dir

@@ -10,7 +10,8 @@
 //	capabilities         fetch, push, option, check-connectivity, object-format
 //	option <name> <val>  ok | unsupported | error <why>
 //	list [for-push]      the upstream's refs: "<oid> <ref>", "@<target> HEAD",
-//	                     "<oid> <tag>^{}" for peeled tags, ":object-format sha1"
+//	                     "<oid> <tag>^{}" for peeled tags, first
+//	                     ":object-format <sha1|sha256>" (the upstream's)
 //	fetch <oid> <ref>    a batch ended by a blank line: negotiate (wants, haves),
 //	                     receive the pack straight into unpack.Run (batch: a
 //	                     writeout per object, one flush after the last rename),

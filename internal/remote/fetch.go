@@ -81,6 +81,13 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 		}
 	}
 	defer up.Close()
+	local, err := h.repository()
+	if err != nil {
+		return received{}, err
+	}
+	if err := up.CheckFormat(local.Format); err != nil {
+		return received{}, err
+	}
 	shallow, err := readShallow(gitDir)
 	if err != nil {
 		return received{}, err

@@ -3,7 +3,6 @@ package remote
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/repo"
@@ -50,9 +49,6 @@ func (h *helper) repository() (*repo.Repo, error) {
 	r, err := repo.DiscoverWith(h.ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	if r.Format.String() != "sha1" {
-		return nil, fmt.Errorf("the repository uses %s object names, and git-remote-durable can fetch only sha1 yet", r.Format)
 	}
 	h.local = r
 	return r, nil

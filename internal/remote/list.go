@@ -5,18 +5,17 @@ import (
 	"fmt"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/object"
 )
 
-// list answers "list" and "list for-push" with the upstream's refs. The
+// list answers "list" and "list for-push" with the upstream's refs, after
+// ":object-format <name>" of the upstream's ids when git asked for it. The
 // upload-pack session stays open for the first fetch batch, the
 // receive-pack session for the push. Refs of an upload-pack are written as
 // they are read, in the upstream's order; receive-pack's, which the push
 // keeps in a map, are written sorted.
 func (h *helper) list(forPush bool) error {
 	w := bufio.NewWriterSize(h.out, 64<<10)
-	if h.set.objectFormat {
-		w.WriteString(":object-format sha1\n")
-	}
 	if forPush {
 		if h.rp != nil {
 			h.rp.Close()
@@ -26,12 +25,20 @@ func (h *helper) list(forPush bool) error {
 			return err
 		}
 		h.rp = rp
+		if !h.remote.HTTP() {
+			if err := h.checkPushFormat(rp); err != nil {
+				return err
+			}
+		}
+		if h.set.objectFormat {
+			fmt.Fprintf(w, ":object-format %s\n", rp.Format())
+		}
 		writeRefs(w, rp.Advertisement(), false, h.funnyRef)
 	} else {
 		if h.up != nil {
 			h.up.Close()
 		}
-		lw := &listWriter{w: w, funny: h.funnyRef}
+		lw := &listWriter{w: w, funny: h.funnyRef, formats: h.set.objectFormat}
 		up, err := h.remote.OpenUpload(lw)
 		if err != nil {
 			return err
@@ -40,6 +47,7 @@ func (h *helper) list(forPush bool) error {
 		if up != nil {
 			lw.end()
 		}
+		lw.Format(object.SHA1) // an empty upstream's advertisement named none
 	}
 	w.WriteString("\n")
 	return w.Flush()

@@ -59,6 +59,9 @@ type listWriter struct {
 	funny   func(string)
 	noHead  bool // list for-push: no HEAD line
 	started bool
+	// formats: git asked for ":object-format <name>" before the refs
+	// (option object-format); formatDone: it was written.
+	formats, formatDone bool
 
 	headDone bool       // the HEAD line was written, or none will be
 	target   []byte     // HEAD's symref target, while the HEAD line waits
@@ -77,6 +80,15 @@ func (l *listWriter) start() {
 	if !l.started {
 		l.started = true
 		l.headDone = l.noHead
+	}
+}
+
+// Format writes ":object-format <name>" when git asked for it, once:
+// transport-helper.c reads the ids of the lines after it in that format.
+func (l *listWriter) Format(f object.Format) {
+	if l.formats && !l.formatDone {
+		l.formatDone = true
+		fmt.Fprintf(l.w, ":object-format %s\n", f)
 	}
 }
 

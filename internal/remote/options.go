@@ -129,13 +129,13 @@ func (h *helper) option(arg string) string {
 		s.fromPromisor = v
 		return "ok"
 	case "object-format":
-		// git up to 2.44 sends it bare, later git "true"; only SHA-1 can be
-		// fetched yet.
-		if !hasValue || value == "true" || value == "sha1" {
+		// git up to 2.44 sends it bare, later git "true": list then names
+		// the upstream's format, whichever it is.
+		if !hasValue || value == "true" {
 			s.objectFormat = true
 			return "ok"
 		}
-		return "error git-remote-durable supports only the sha1 object format"
+		return "error unknown object-format option '" + value + "'"
 	case "dry-run":
 		return flag(&s.dryRun)
 	case "force":

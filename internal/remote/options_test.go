@@ -25,7 +25,7 @@ func TestOption(t *testing.T) {
 		{"update-shallow true", "ok"},
 		{"object-format", "ok"},
 		{"object-format true", "ok"},
-		{"object-format sha256", "error git-remote-durable supports only the sha1 object format"},
+		{"object-format sha256", "error unknown object-format option 'sha256'"},
 		{"dry-run true", "ok"},
 		{"force true", "ok"},
 		{"atomic true", "ok"},

@@ -178,7 +178,8 @@ func TestFetchFailures(t *testing.T) {
 }
 
 // TestListEmptyAndSHA256: an empty upstream lists nothing (and can be
-// cloned); a SHA-256 upstream is refused in words.
+// cloned); a SHA-256 upstream's list says so first, when git asks, as
+// transport-helper.c reads it, and gives its 64-digit ids.
 func TestListEmptyAndSHA256(t *testing.T) {
 	env := sealed(t, "")
 	empty := gittest.Init(t, env, true, "")
@@ -188,10 +189,14 @@ func TestListEmptyAndSHA256(t *testing.T) {
 	}
 	sha256 := gittest.Init(t, env, true, "sha256")
 	gittest.History(t, env, sha256, 2, 2)
+	main := strings.TrimSpace(gittest.Git(t, env, sha256, "rev-parse", "main"))
 	for name, tr := range map[string]upstream.Transport{"exec": gitServer(), "go-git file": nil} {
-		s = dialogue(t, sha256, "list\n", tr)
-		if s.code != 128 || !strings.Contains(s.err, "uses the sha256 object format") || strings.Count(s.err, "\n") != 1 {
+		s = dialogue(t, sha256, "option object-format true\nlist\n", tr)
+		if s.code != 0 || !strings.HasPrefix(s.out, "ok\n:object-format sha256\n@refs/heads/main HEAD\n"+main+" refs/heads/main\n") {
 			t.Errorf("sha256 through %s: %+v", name, s)
+		}
+		if s = dialogue(t, sha256, "list\n", tr); s.code != 0 || strings.Contains(s.out, ":object-format") {
+			t.Errorf("sha256 through %s, no option: %+v", name, s)
 		}
 	}
 }

@@ -10,6 +10,20 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
+// checkPushFormat refuses a push to a receive-pack whose object format is
+// not the repository's, as send-pack does before anything is sent. "list
+// for-push" checks it already where git's own push would exit 128 (the
+// push batch failing only makes git say the refs were not pushed, exit
+// 1): over every transport but HTTP, where git's push runs send-pack
+// through a helper of its own, and fails so.
+func (h *helper) checkPushFormat(rp *upstream.Receive) error {
+	local, err := h.repository()
+	if err != nil {
+		return err
+	}
+	return rp.CheckFormat(local.Format)
+}
+
 // update is one "push [+]<src>:<dst>" line and what became of it.
 type update struct {
 	src, dst string
@@ -33,6 +47,9 @@ func (h *helper) push(cmds []string) error {
 		}
 	}
 	defer rp.Close()
+	if err := h.checkPushFormat(rp); err != nil {
+		return err
+	}
 	ups := make([]*update, 0, len(cmds))
 	for _, c := range cmds {
 		u, err := h.parsePush(c, rp.Advertisement().Refs)

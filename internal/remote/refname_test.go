@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
 // refNames is a table of names with what git check-ref-format says of them
@@ -227,7 +228,7 @@ func streamOfV2(answer []byte) (string, []string, error) {
 	var funny []string
 	w := bufio.NewWriter(&out)
 	lw := &listWriter{w: w, funny: func(n string) { funny = append(funny, n) }}
-	err := upstream.ReadLsRefs(bufio.NewReader(bytes.NewReader(answer)), lw)
+	err := upstream.ReadLsRefs(bufio.NewReader(bytes.NewReader(answer)), object.SHA1, lw)
 	if err == nil {
 		lw.end()
 	}

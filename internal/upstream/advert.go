@@ -24,6 +24,9 @@ type RefSink interface {
 	// Ref takes one ref. name is only valid during the call; a peeled tag
 	// comes as "<name>^{}" right after its tag.
 	Ref(name []byte, id object.ID) error
+	// Format is told of the object format of the upstream's ids as soon
+	// as it is known, before any symref or ref.
+	Format(f object.Format)
 }
 
 // Advertisement is an advertisement held whole: the refs of a
@@ -95,7 +98,7 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 		case bytes.HasPrefix(line, []byte("shallow ")):
 			id, ok := parseID(line[len("shallow "):], a.format)
 			if !ok {
-				return nil, malformed(line)
+				return nil, fmt.Errorf("protocol error: expected shallow sha-1, got '%s'", quoted(line[len("shallow "):]))
 			}
 			a.shallows = append(a.shallows, id)
 			a.kept.Shallows = a.shallows
@@ -107,6 +110,9 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 			refPart, caps, _ := bytes.Cut(line, []byte{0})
 			if err := a.setCaps(caps); err != nil {
 				return nil, err
+			}
+			if sink != nil {
+				sink.Format(a.format)
 			}
 			line = refPart
 		}
@@ -139,14 +145,15 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 	}
 }
 
-// setCaps decodes the capabilities of the first line.
+// setCaps decodes the capabilities of the first line, and the object
+// format of the ids from the first on.
 func (a *advert) setCaps(caps []byte) error {
 	capability.DecodeList(caps, &a.caps)
-	for _, f := range a.caps.Get(capability.ObjectFormat) {
-		if f != "sha1" {
-			return &unknownFormat{f}
-		}
+	f, err := serverFormat(&a.caps)
+	if err != nil {
+		return err
 	}
+	a.format = f
 	for _, v := range a.caps.Get(capability.SymRef) {
 		if from, to, ok := strings.Cut(v, ":"); ok {
 			a.kept.Symrefs = append(a.kept.Symrefs, [2]string{from, to})
@@ -172,11 +179,22 @@ func (a *advert) keep(name []byte, id object.ID) {
 // alone, on a "capabilities^{}" line.
 func (a *advert) empty() bool { return a.refs == 0 }
 
-// malformed is the error for a line that is not part of an advertisement;
-// it quotes at most 80 bytes, masked.
+// malformed is the error for a line that is not part of an advertisement,
+// in connect.c's words: a ref whose id is not one of the advertised
+// format's (a SHA-1 id in a SHA-256 advertisement), or no ref at all.
 func malformed(line []byte) error {
-	if len(line) > 80 {
-		line = line[:80]
+	return fmt.Errorf("protocol error: unexpected '%s'", quoted(line))
+}
+
+// maxQuoted bounds the bytes of a line an error quotes: a SHA-256 ref of
+// ls-refs with its peeled id and a name of a hundred bytes, whole.
+const maxQuoted = 256
+
+// quoted is a line as an error quotes it: at most maxQuoted bytes,
+// masked.
+func quoted(line []byte) string {
+	if len(line) > maxQuoted {
+		line = line[:maxQuoted]
 	}
-	return fmt.Errorf("malformed ref advertisement line '%s'", cli.MaskName(string(line)))
+	return cli.MaskName(string(line))
 }

@@ -88,6 +88,11 @@ func (p *Receive) Push(req *PushRequest) (*Report, error) {
 	if caps.Supports(capability.Agent) {
 		ureq.Capabilities.Set(capability.Agent, agent)
 	}
+	if caps.Supports(capability.ObjectFormat) {
+		// send-pack names the format whenever receive-pack named one:
+		// receive-pack takes a request without it for SHA-1.
+		ureq.Capabilities.Set(capability.ObjectFormat, p.adv.format.String())
+	}
 	names := make([]string, 0, len(req.Commands))
 	for _, c := range req.Commands {
 		ureq.Commands = append(ureq.Commands, &packp.Command{

@@ -207,23 +207,7 @@ func (r *Remote) advertised(w wire, read func(*bufio.Reader) error) error {
 	}
 	err = w.fail(err)
 	w.close()
-	var uf *unknownFormat
-	if errors.As(err, &uf) {
-		return formatError(r.URL, uf.format)
-	}
 	return err
-}
-
-// unknownFormat is an advertisement of an object format other than SHA-1.
-type unknownFormat struct{ format string }
-
-func (e *unknownFormat) Error() string {
-	return "the advertisement uses object-format=" + e.format
-}
-
-// formatError refuses an upstream whose objects are not named with SHA-1.
-func formatError(url, format string) error {
-	return fmt.Errorf("'%s' uses the %s object format; git-remote-durable can fetch and push only sha1 repositories", url, format)
 }
 
 // The failures of an upstream that git names in its own words.
@@ -234,6 +218,11 @@ var (
 	errNotFound     = errors.New("repository not found")
 	errEmptyRemote  = errors.New("remote repository is empty")
 )
+
+// HTTP reports whether the upstream is reached over smart HTTP.
+func (r *Remote) HTTP() bool {
+	return r.o.Transport == nil && (r.ep.Protocol == "http" || r.ep.Protocol == "https")
+}
 
 // Failure is git's fatal line for the first request the HTTP client failed
 // as curl would have: that failure is why the session fails, whatever

@@ -61,8 +61,14 @@ func httpRemote(a answer) *Remote {
 		client: &http.Client{Transport: a}, auth: &httpAuth{origin: originOf(ep)}}
 }
 
-// refList is a RefSink that lists what it is given.
-type refList struct{ got []string }
+// refList is a RefSink that lists what it is given, and keeps the object
+// format it was told of.
+type refList struct {
+	got    []string
+	format object.Format
+}
+
+func (l *refList) Format(f object.Format) { l.format = f }
 
 func (l *refList) Symref(name, target string) { l.got = append(l.got, "@"+target+" "+name) }
 

@@ -60,6 +60,7 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 			s.v2 = true
 		}
 		if sink != nil {
+			sink.Format(u.v2.format)
 			if err := u.v2.lsRefs(w, sink); err != nil {
 				err = w.fail(err)
 				w.close()
@@ -164,13 +165,17 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	return p, nil
 }
 
-// uploadRequest builds the want request from what the upstream
-// advertised: side-band-64k, ofs-delta, thin-pack, multi_ack_detailed when
-// offered, include-tag when git follows tags, no-progress when git does not
+// uploadRequest builds the want request, ids of the advertised object
+// format, from what the upstream advertised: side-band-64k, ofs-delta,
+// thin-pack, multi_ack_detailed when offered, include-tag when git follows tags, no-progress when git does not
 // show progress, the shallow lines and deepening git asked for, and the
 // filter (with its capability) when the upstream offers filtering.
 func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest, error) {
-	req := &packp.UploadRequest{Wants: hashes(f.Wants, object.SHA1)}
+	format, err := serverFormat(adv)
+	if err != nil {
+		return nil, err
+	}
+	req := &packp.UploadRequest{Wants: hashes(f.Wants, format)}
 	set := func(c capability.Capability) {
 		if adv.Supports(c) && !req.Capabilities.Supports(c) {
 			req.Capabilities.Set(c)
@@ -223,7 +228,7 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 	}
 	if len(f.Shallows) > 0 || f.deepen() {
 		set(capability.Shallow)
-		req.Shallows = hashes(f.Shallows, object.SHA1)
+		req.Shallows = hashes(f.Shallows, format)
 	}
 	req.Depth = packp.DepthRequest{Deepen: f.Depth, DeepenSince: f.DeepenSince, DeepenNot: f.DeepenNot}
 	return req, nil

@@ -37,7 +37,7 @@ func isV2(in *bufio.Reader) (bool, error) {
 
 // readV2 reads a capability advertisement: "version 2", then key[=value]
 // lines up to a flush. A server must offer ls-refs and fetch; its
-// object-format, when it names one, must be one the helper reads.
+// object-format, when it names one, must be one git knows.
 func readV2(in *bufio.Reader) (*v2, error) {
 	var buf []byte
 	if _, err := readPkt(in, &buf); err != nil { // "version 2"
@@ -63,15 +63,11 @@ func readV2(in *bufio.Reader) (*v2, error) {
 			return nil, fmt.Errorf("server doesn't support '%s'", c)
 		}
 	}
-	if a.caps.Supports(capability.ObjectFormat) {
-		name := strings.Join(a.caps.Get(capability.ObjectFormat), " ")
-		if _, err := object.ParseFormat(name); err != nil || name == "" {
-			return nil, fmt.Errorf("unknown object format '%s' specified by server", cli.MaskName(name))
-		}
-		if name != "sha1" {
-			return nil, &unknownFormat{name}
-		}
+	f, err := serverFormat(&a.caps)
+	if err != nil {
+		return nil, err
 	}
+	a.format = f
 	return a, nil
 }
 
@@ -175,12 +171,9 @@ func readRefsV2(in *bufio.Reader, f object.Format, sink RefSink) error {
 }
 
 // invalidRef is git's words for a line of ls-refs it cannot read; the line
-// is quoted masked, 80 bytes at most.
+// is quoted as errors quote it.
 func invalidRef(line []byte) error {
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	return fmt.Errorf("invalid ls-refs response: %s", cli.MaskName(string(line)))
+	return fmt.Errorf("invalid ls-refs response: %s", quoted(line))
 }
 
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
@@ -312,6 +305,9 @@ func specialName(special int) string {
 	return [...]string{flushPkt: "flush", delimPkt: "delim", endPkt: "response-end"}[special]
 }
 
-// ReadLsRefs reads a protocol v2 ls-refs answer of SHA-1 ids from r,
-// handing each ref to sink as readRefsV2 does.
-func ReadLsRefs(r *bufio.Reader, sink RefSink) error { return readRefsV2(r, object.SHA1, sink) }
+// ReadLsRefs reads a protocol v2 ls-refs answer of ids of format f from
+// r, handing each ref to sink as readRefsV2 does.
+func ReadLsRefs(r *bufio.Reader, f object.Format, sink RefSink) error {
+	sink.Format(f)
+	return readRefsV2(r, f, sink)
+}
