@@ -110,7 +110,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err != nil {
 		return received{}, err
 	}
-	if err := h.afterPack(pack, gitDir, shallow, tips); err != nil {
+	if err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected); err != nil {
 		// git is not told of the .keep: remove it, as git fetch does
 		// when it fails, so that the pack is not pinned for ever.
 		if rcv.lock != "" {
@@ -122,8 +122,17 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 }
 
 // afterPack finishes a fetch whose pack is in: what follows the pack must
-// end cleanly, and the shallow boundary is recorded.
-func (h *helper) afterPack(pack *upstream.Pack, gitDir string, shallow, tips []object.ID) error {
+// end cleanly, and the shallow boundary is recorded. Unless the pack is
+// known to be connected, git's connectivity check runs first, while the
+// session can still heal what the check reads broken (healCheck); not
+// for a deepening, whose check would need the new boundary.
+func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) error {
+	if err := pack.Drain(); err != nil {
+		return err
+	}
+	if !connected && !pack.Deepened {
+		h.healCheck(up, tips)
+	}
 	if err := pack.Finish(); err != nil {
 		return err
 	}

@@ -34,12 +34,15 @@ func (h *helper) healer(up *upstream.Upload, pack *upstream.Pack) func([]object.
 	}
 }
 
-// heal fetches ids from up, after the answer that carried pack.
+// heal fetches ids from up, after the answer that carried pack if any:
+// exactly those objects, not what they reach (a commit's history).
 func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) error {
-	if err := pack.Drain(); err != nil {
-		return err
+	if pack != nil {
+		if err := pack.Drain(); err != nil {
+			return err
+		}
 	}
-	p, err := up.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true})
+	p, err := up.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
 	if err != nil {
 		return err
 	}

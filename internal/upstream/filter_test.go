@@ -62,3 +62,45 @@ func TestFilterRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchOnly: a fetch of exactly the wants (heal by id) asks for one
+// commit deep and, where the server filters, for no trees or blobs below
+// the wants — no haves, no shallow lines, no warning where the server
+// lacks either — and the answer's shallow lines are not the repository's.
+func TestFetchOnly(t *testing.T) {
+	want, _ := object.ParseID(oid1)
+	for _, tc := range []struct {
+		caps    string
+		sent    []string
+		notSent []string
+	}{
+		{caps: "fetch=shallow filter", sent: []string{"want " + oid1 + "\n", "deepen 1\n", "filter tree:0\n"}},
+		{caps: "fetch=shallow", sent: []string{"deepen 1\n"}, notSent: []string{"filter"}},
+		{caps: "fetch", notSent: []string{"deepen", "filter"}},
+	} {
+		var stderr bytes.Buffer
+		w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "")}
+		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, w: w}
+		var err error
+		if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", ""))); err != nil {
+			t.Fatal(err)
+		}
+		p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Only: true})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.caps, err)
+		}
+		for _, s := range tc.sent {
+			if !strings.Contains(w.sent, s) {
+				t.Errorf("%s: %q not in the request %q", tc.caps, s, w.sent)
+			}
+		}
+		for _, s := range append(tc.notSent, "have ", "shallow ") {
+			if strings.Contains(w.sent, s) {
+				t.Errorf("%s: %q in the request %q", tc.caps, s, w.sent)
+			}
+		}
+		if len(p.Shallow)+len(p.Theirs)+len(p.Unshallow) != 0 || stderr.Len() != 0 {
+			t.Errorf("%s: %+v, stderr %q", tc.caps, p, stderr.String())
+		}
+	}
+}

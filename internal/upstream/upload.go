@@ -102,6 +102,15 @@ type FetchRequest struct {
 	Filter string
 	// Progress takes the upstream's progress messages.
 	Progress io.Writer
+	// Only asks for the wanted objects themselves, not what they reach
+	// (heal by id, over protocol v2 only): a commit's history is cut by
+	// "deepen 1", and where the server offers filtering, "filter tree:0"
+	// leaves out the trees and blobs below the wants (upload-pack sends
+	// a wanted tree or blob all the same). Without filtering, a commit
+	// comes with its tree and a tree with what it holds: one snapshot,
+	// never the history. No shallow line is sent, and the answer's are
+	// not the repository's.
+	Only bool
 }
 
 // deepen reports whether the request deepens the history.

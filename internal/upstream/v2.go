@@ -198,6 +198,14 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
 		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
 	}
+	if req.Only {
+		if a.feature("fetch", "shallow") {
+			args.Deepen = 1
+		}
+		if a.feature("fetch", "filter") {
+			args.Filter = packp.Filter("tree:0")
+		}
+	}
 	switch {
 	case req.Filter == "":
 	case a.feature("fetch", "filter"):
@@ -224,7 +232,9 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 	// or an unshallow makes them do so; else they say where the upstream
 	// itself is shallow, as v0's advertisement does.
 	p.Deepened = req.deepen() || len(p.Unshallow) > 0
-	if !p.Deepened {
+	if req.Only {
+		p.Shallow, p.Unshallow = nil, nil // the cut of "deepen 1", no boundary
+	} else if !p.Deepened {
 		p.Theirs, p.Shallow = p.Shallow, nil
 	}
 	var caps capability.List
