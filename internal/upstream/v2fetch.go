@@ -1,0 +1,154 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/object"
+)
+
+// fetchV2 asks for the pack over protocol v2: the wants, the haves and
+// "done" in one request (thin-pack and ofs-delta always, include-tag and
+// no-progress as git's options say, the shallow lines and deepening when
+// the server's fetch offers "shallow", the filter when it offers
+// "filter"), and returns the answer once the sections before the pack are
+// read.
+func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
+	a := u.v2
+	args := &packp.FetchArgs{
+		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
+		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
+	}
+	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes
+	// every deepening argument.
+	if len(req.Shallows) > 0 || req.deepen() {
+		if !a.feature("fetch", "shallow") {
+			return nil, errors.New("Server does not support shallow requests")
+		}
+		args.Shallows = hashes(req.Shallows, a.format)
+		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
+		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
+	}
+	if req.Only {
+		if a.feature("fetch", "shallow") {
+			args.Deepen = 1
+		}
+		if a.feature("fetch", "filter") {
+			args.Filter = packp.Filter("tree:0")
+		}
+	}
+	switch {
+	case req.Filter == "":
+	case a.feature("fetch", "filter"):
+		args.Filter = packp.Filter(req.Filter)
+	default:
+		u.r.warn(filterIgnored)
+	}
+	body, err := a.command("fetch", args)
+	if err != nil {
+		return nil, err
+	}
+	in, err := u.w.send(body, false)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{w: u.w}
+	if err := p.readSections(in, a.format); err != nil {
+		if err = u.w.fail(err); errors.Is(err, errNoPack) {
+			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
+		}
+		return nil, err
+	}
+	// fetch-pack's receive_shallow_info: the lines answer the deepening,
+	// or an unshallow makes them do so; else they say where the upstream
+	// itself is shallow, as v0's advertisement does.
+	p.Deepened = req.deepen() || len(p.Unshallow) > 0
+	if req.Only {
+		p.Shallow, p.Unshallow = nil, nil // the cut of "deepen 1", no boundary
+	} else if !p.Deepened {
+		p.Theirs, p.Shallow = p.Shallow, nil
+	}
+	var caps capability.List
+	caps.Set(capability.Sideband64k) // a v2 pack always comes in side-band-64k
+	p.in = &stickyReader{r: demux(in, &caps, req.Progress)}
+	return p, nil
+}
+
+// readSections reads the sections of a v2 answer to a fetch that sent
+// "done", up to the pack, as git's do_fetch_pack_v2 reads them, in their
+// order: shallow-info (shallow and unshallow lines, then a delim); then
+// "packfile". wanted-refs and packfile-uris are refused: the helper asks
+// for neither (git would fetch the URIs it was sent unasked; a pack it
+// does not have makes the closure incomplete). An answer that ends before
+// a line is errNoPack.
+func (p *Pack) readSections(in *bufio.Reader, f object.Format) error {
+	var buf []byte
+	for section := 0; ; section++ {
+		pkt, special, err := readPacket(in, &buf)
+		switch {
+		case err == io.EOF && section == 0:
+			return errNoPack
+		case err != nil:
+			return err
+		case special != 0:
+			return fmt.Errorf("expected 'packfile', received a %s packet", specialName(special))
+		}
+		header := string(bytes.TrimSuffix(pkt, []byte("\n")))
+		switch {
+		case header == "packfile":
+			return nil
+		case header == "shallow-info" && section == 0:
+			if err := p.readShallowInfo(in, f, &buf); err != nil {
+				return err
+			}
+		case header == "wanted-refs", header == "packfile-uris":
+			return fmt.Errorf("the upstream sent a %s section, which the helper did not ask for", header)
+		default:
+			return fmt.Errorf("expected 'packfile', received '%s'", cli.MaskName(header))
+		}
+	}
+}
+
+// readShallowInfo reads the lines of a shallow-info section, up to the
+// delim that ends it.
+func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) error {
+	for {
+		pkt, special, err := readPacket(in, buf)
+		switch {
+		case err != nil:
+			return err
+		case special == delimPkt:
+			return nil
+		case special != 0:
+			return fmt.Errorf("error processing shallow info: a %s packet", specialName(special))
+		}
+		line := bytes.TrimSuffix(pkt, []byte("\n"))
+		var list *[]object.ID
+		var hex []byte
+		switch {
+		case bytes.HasPrefix(line, []byte("shallow ")):
+			list, hex = &p.Shallow, line[len("shallow "):]
+		case bytes.HasPrefix(line, []byte("unshallow ")):
+			list, hex = &p.Unshallow, line[len("unshallow "):]
+		default:
+			return fmt.Errorf("expected shallow/unshallow, got %s", cli.MaskName(string(line)))
+		}
+		id, ok := parseID(hex, f)
+		if !ok {
+			return fmt.Errorf("invalid shallow line: %s", cli.MaskName(string(line)))
+		}
+		*list = append(*list, id)
+	}
+}
+
+// specialName names a packet without a payload.
+func specialName(special int) string {
+	return [...]string{flushPkt: "flush", delimPkt: "delim", endPkt: "response-end"}[special]
+}
