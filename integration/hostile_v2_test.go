@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -234,87 +232,5 @@ func TestHostileV2HeadTarget(t *testing.T) {
 				})
 			}
 		})
-	}
-}
-
-// TestHostileV2Sideband: in a v2 packfile section, progress text has its
-// control characters masked in caret notation, colour kept, and a
-// channel-3 error after the whole pack fails the fetch, refs as they were,
-// as plain git's.
-func TestHostileV2Sideband(t *testing.T) {
-	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
-	advance(t, env, up, 3, "v9")
-	t.Run("progress", func(t *testing.T) {
-		dst := filepath.Join(t.TempDir(), "m.git")
-		gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
-		d := startHostile(t, env, up, lie{v2: true, resp: onPack("\x02\x1b]0;owned\x07\x1b[2J\x1b[31mred\x1b[m\n", false)})
-		c := gittest.Exec(t, env, dst, nil, "git", "fetch", "--progress", "durable::"+d.url, "+refs/*:refs/*")
-		mustRun(t, c, "fetch")
-		if !strings.Contains(string(c.Stderr), "remote: ^[]0;owned^G^[[2J\x1b[31mred\x1b[m") {
-			t.Errorf("the upstream's message is not masked as git masks it:\n%q", c.Stderr)
-		}
-	})
-	for _, side := range hostileSides {
-		t.Run("channel 3 after the pack/"+side.name, func(t *testing.T) {
-			dst := filepath.Join(t.TempDir(), "m.git")
-			gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
-			d := startHostile(t, env, up, lie{v2: true, resp: onPack("\x03access \x1b[2Jdenied\n", true)})
-			before := refs(t, env, dst)
-			c := gittest.Exec(t, env, dst, nil, "git", "fetch", side.prefix+d.url, "+refs/*:refs/*")
-			if c.Code == 0 || refs(t, env, dst) != before || !strings.Contains(string(c.Stderr), "denied") {
-				t.Errorf("exit %d, refs changed %v:\n%s", c.Code, refs(t, env, dst) != before, c.Stderr)
-			}
-			if side.name == "durable" && strings.ContainsRune(string(c.Stderr), 0x1b) {
-				t.Errorf("stderr carries an escape: %q", c.Stderr)
-			}
-		})
-	}
-}
-
-// TestHostileV2GraphLies: a v2 packfile whose links lie about their types
-// is refused by a clone through the helper as by plain git's, kept or
-// exploded, and so is a fetch into a mirror, its refs as they were.
-func TestHostileV2GraphLies(t *testing.T) {
-	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
-	for _, l := range graphLies {
-		for _, pad := range []int{0, 10000} {
-			pack, adv, bad := liePack(t, l, pad)
-			d := startHostile(t, env, up, lie{v2: true, pack: pack, lsRefs: lsRefsOf(adv)})
-			t.Run(fmt.Sprintf("%s/pad %d", l.name, pad), func(t *testing.T) {
-				for _, side := range hostileSides {
-					dst := filepath.Join(t.TempDir(), "m.git")
-					c := gittest.Exec(t, env, base, nil, "git", "clone", "--mirror", side.prefix+d.url, dst)
-					if c.Code != 128 || !refusal(c, bad) {
-						t.Errorf("%s clone: exit %d, want 128 with a fatal line naming %s:\n%s", side.name, c.Code, bad, c.Stderr)
-					}
-					if _, err := os.Stat(dst); !os.IsNotExist(err) {
-						t.Errorf("%s: the clone left %s (%v)", side.name, dst, err)
-					}
-				}
-				if pad > 0 {
-					fetchLie(t, env, mirror, d.url, "false", bad)
-				}
-			})
-		}
-	}
-}
-
-// lsRefsOf is the ls-refs answer of the refs a v0 advertisement lie names.
-func lsRefsOf(adv func([]string) []string) func([]string) []string {
-	return func([]string) []string {
-		var out []string
-		for _, p := range adv([]string{"x HEAD\x00caps\n"}) {
-			ref, _, _ := strings.Cut(strings.TrimSuffix(p, "\n"), "\x00")
-			out = append(out, ref+"\n")
-		}
-		return out
 	}
 }
