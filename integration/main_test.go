@@ -1,6 +1,13 @@
 // Package integration builds the project's binaries and drives them with
 // real git in a sealed environment; stock git run on the same input is the
 // oracle.
+//
+// Parallel tests: a test that only starts servers of its own (on loopback,
+// stopped by its cleanup) in its own temporary directories, and measures no
+// time, memory or system calls, calls t.Parallel: the protocol tables (deepen,
+// SHA-256, partial clone, heal) take minutes each, most of it spent
+// waiting on git processes. A test that measures, kills or traces stays
+// serial, and so runs alone.
 package integration
 
 import (

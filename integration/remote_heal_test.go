@@ -84,6 +84,7 @@ func thinBases(t *testing.T, env []string, up, dir, old string) []string {
 // fetch request more than for the same fetch into a sound copy. Over v0,
 // whose upload-pack serves no object by id, the fetch fails as git's.
 func TestRemoteHeal(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
 			env := append(env(t), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0="+tc.version)
