@@ -48,28 +48,7 @@ func TestRemoteHealReads(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
 	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
-			env := append(env(t), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0="+tc.version)
-			base := t.TempDir()
-			dir := newUpstream(t, env, base, "up.git")
-			url := "file://" + dir
-			var counter *fetchCounter
-			if tc.kind == "http" {
-				gittest.Git(t, env, dir, "config", "uploadpack.allowFilter", "true")
-				counter = &fetchCounter{h: httpBackend(t, env, base)}
-				url = startHTTP(t, counter) + "/up.git"
-			}
-			trace := filepath.Join(base, "trace")
-			fetches := func() int {
-				if counter != nil {
-					return counter.take()
-				}
-				b, _ := os.ReadFile(trace)
-				os.Remove(trace)
-				if tc.version == "0" {
-					return strings.Count(string(b), "upload-pack< done")
-				}
-				return strings.Count(string(b), "upload-pack< command=fetch")
-			}
+			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, tc.kind == "http")
 			clone := filepath.Join(base, "clone")
 			c, _ := durable(t, env, base, "clone", "-q", "durable::"+url, clone)
 			mustRun(t, c, "clone")

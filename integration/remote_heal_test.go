@@ -75,6 +75,39 @@ func thinBases(t *testing.T, env []string, up, dir, old string) []string {
 	return bases
 }
 
+// newHealUpstream makes the upstream of one heal case, served over kind
+// ("file", or "http" through git http-backend) with git asking for
+// protocol version; filter lets its upload-pack filter. fetches counts the
+// fetch requests the upstream answered since it was last called: the
+// HTTP server's POSTs, or the packet trace upload-pack writes to trace
+// where a fetch's environment has GIT_TRACE_PACKET=trace.
+func newHealUpstream(t *testing.T, kind, version string, filter bool) ([]string, string, string, string, string, func() int) {
+	t.Helper()
+	e := append(env(t), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0="+version)
+	base := t.TempDir()
+	dir := newUpstream(t, e, base, "up.git")
+	url, trace := "file://"+dir, filepath.Join(base, "trace")
+	if filter {
+		gittest.Git(t, e, dir, "config", "uploadpack.allowFilter", "true")
+	}
+	var counter *fetchCounter
+	if kind == "http" {
+		counter = &fetchCounter{h: httpBackend(t, e, base)}
+		url = startHTTP(t, counter) + "/up.git"
+	}
+	return e, base, dir, url, trace, func() int {
+		if counter != nil {
+			return counter.take()
+		}
+		b, _ := os.ReadFile(trace)
+		os.Remove(trace)
+		if version == "0" {
+			return strings.Count(string(b), "upload-pack< done")
+		}
+		return strings.Count(string(b), "upload-pack< command=fetch")
+	}
+}
+
 // TestRemoteHeal: a clone one of whose loose objects a crash left empty —
 // the base of the next fetch's thin pack, a blob git trusts because its
 // file exists — fails every later fetch of plain git. Through the helper,
@@ -87,28 +120,7 @@ func TestRemoteHeal(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
 	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
-			env := append(env(t), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0="+tc.version)
-			base := t.TempDir()
-			dir := newUpstream(t, env, base, "up.git")
-			url := "file://" + dir
-			var counter *fetchCounter
-			if tc.kind == "http" {
-				counter = &fetchCounter{h: httpBackend(t, env, base)}
-				url = startHTTP(t, counter) + "/up.git"
-			}
-			// Where upload-pack runs here, its packet trace counts.
-			trace := filepath.Join(base, "trace")
-			fetches := func() int {
-				if counter != nil {
-					return counter.take()
-				}
-				b, _ := os.ReadFile(trace)
-				os.Remove(trace)
-				if tc.version == "0" {
-					return strings.Count(string(b), "upload-pack< done")
-				}
-				return strings.Count(string(b), "upload-pack< command=fetch")
-			}
+			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, false)
 			sound := filepath.Join(base, "sound")
 			c, _ := durable(t, env, base, "clone", "-q", "durable::"+url, sound)
 			mustRun(t, c, "clone")
