@@ -100,10 +100,7 @@ func liePack(t *testing.T, l graphLie, pad int) ([]byte, func([]string) []string
 // cloned by both.
 func TestHostileGraphLies(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	honest := graphLie{"honest", func(g *graphBuilder) (map[string]string, string) {
 		tree := g.add(object.Tree, treeEntry("100644", "f", g.add(object.Blob, "true\n")))
 		return map[string]string{"refs/heads/main": g.add(object.Commit, commitText(tree))}, ""

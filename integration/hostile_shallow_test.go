@@ -45,10 +45,7 @@ func shallowOf(t *testing.T, dir string) string {
 // it.
 func TestHostileShallowLines(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	old := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main~3"))
 	oldMain := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main"))
 	advance(t, env, up, 3, "v9")

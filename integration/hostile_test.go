@@ -18,6 +18,18 @@ type hostileSide struct {
 
 var hostileSides = []hostileSide{{"git", ""}, {"durable", "durable::"}}
 
+// mirrored makes an upstream in a new directory base and a mirror clone of
+// it beside it: the hostile tests' starting point, before the upstream
+// advances and a fake server lies about it.
+func mirrored(t *testing.T, env []string) (base, up, mirror string) {
+	t.Helper()
+	base = t.TempDir()
+	up = newUpstream(t, env, base, "up.git")
+	mirror = filepath.Join(base, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	return base, up, mirror
+}
+
 // TestHostileRefNameCannotAnswerForTheHelper: an upstream whose ref name
 // carries "\n\n", "ok" lines and "lock <victim>" would, printed verbatim
 // by list, end the list, answer git's options and then its fetch with a
@@ -28,10 +40,7 @@ var hostileSides = []hostileSide{{"git", ""}, {"durable", "durable::"}}
 // git reads is complete and the fetch goes ahead.
 func TestHostileRefNameCannotAnswerForTheHelper(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	advance(t, env, up, 2, "v9")
 	for _, side := range hostileSides {
 		t.Run(side.name, func(t *testing.T) {
@@ -117,10 +126,7 @@ func TestHostileErrLine(t *testing.T) {
 // leaving the refs as they were, as plain git does.
 func TestHostileSideband(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	advance(t, env, up, 3, "v9")
 
 	t.Run("progress", func(t *testing.T) {

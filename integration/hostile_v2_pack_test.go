@@ -18,10 +18,7 @@ import (
 // as plain git's.
 func TestHostileV2Sideband(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	advance(t, env, up, 3, "v9")
 	t.Run("progress", func(t *testing.T) {
 		dst := filepath.Join(t.TempDir(), "m.git")
@@ -55,10 +52,7 @@ func TestHostileV2Sideband(t *testing.T) {
 // exploded, and so is a fetch into a mirror, its refs as they were.
 func TestHostileV2GraphLies(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	for _, l := range graphLies {
 		for _, pad := range []int{0, 10000} {
 			pack, adv, bad := liePack(t, l, pad)

@@ -21,10 +21,7 @@ import (
 // of; with "--prune", no branch is deleted.
 func TestHostileV2RefNames(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	advance(t, env, up, 2, "v9")
 	name := "refs/zzz\n\n" + strings.Repeat("ok\n", 40) + "lock"
 	d := startHostile(t, env, up, lie{v2: true, lsRefs: addFirstRef(name)})
@@ -100,10 +97,7 @@ func TestHostileV2Advertisement(t *testing.T) {
 // repository's objects left behind.
 func TestHostileV2PackfileURIs(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	mirror := filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	base, up, mirror := mirrored(t, env)
 	advance(t, env, up, 2, "v9")
 	d := startHostile(t, env, up, lie{v2: true, resp: beforeSection("packfile\n",
 		"packfile-uris\n", strings.Repeat("a", 40)+" http://127.0.0.1:1/elsewhere.pack\n", "0001")})
