@@ -3,7 +3,6 @@ package integration
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -261,10 +260,6 @@ func TestRemotePartialFsckObjects(t *testing.T) {
 // are each renamed into place after a completed writeout, the .idx last,
 // and one full flush follows, before git reads the blobs.
 func TestRemotePartialLazyFetchStrace(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed: ", err)
-	}
 	env := env(t)
 	base := t.TempDir()
 	dir := newUpstream(t, env, base, "up.git")
@@ -273,14 +268,7 @@ func TestRemotePartialLazyFetchStrace(t *testing.T) {
 	c, _ := durable(t, env, "", "clone", "--no-checkout", "--filter=blob:none", "durable::file://"+dir, ours)
 	mustRun(t, c, "partial clone")
 
-	wrap := t.TempDir()
-	trace := filepath.Join(wrap, "trace")
-	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
-		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env = append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env, trace := underStrace(t, env)
 	c, stats := durable(t, env, ours, "checkout", "-q", "main")
 	mustRun(t, c, "checkout under strace")
 	if len(stats) != 1 {

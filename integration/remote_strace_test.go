@@ -10,6 +10,26 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
+// underStrace returns env with a git-remote-durable first on PATH that
+// runs the real one under strace, writing the trace of straceCalls (every
+// process, file names resolved) to trace. Without strace the test is
+// skipped: .ci/run installs it.
+func underStrace(t *testing.T, env []string) (withStrace []string, trace string) {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed: ", err)
+	}
+	wrap := t.TempDir()
+	trace = filepath.Join(wrap, "trace")
+	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
+		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH")), trace
+}
+
 // TestRemoteStraceFetch runs the helper of a git fetch under strace (a
 // git-remote-durable earlier on PATH that execs the real one under strace)
 // and checks the batch scheme's order on its real system calls: a
@@ -17,10 +37,6 @@ import (
 // full flush, of the object renamed last, after the last rename — before
 // git is told the fetch is done.
 func TestRemoteStraceFetch(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed: ", err)
-	}
 	env := env(t)
 	base := t.TempDir()
 	dir := newUpstream(t, env, base, "up.git")
@@ -29,14 +45,7 @@ func TestRemoteStraceFetch(t *testing.T) {
 	mustRun(t, c, "clone")
 	advance(t, env, dir, 5, "v700")
 
-	wrap := t.TempDir()
-	trace := filepath.Join(wrap, "trace")
-	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
-		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env = append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env, trace := underStrace(t, env)
 	c, stats := durable(t, env, ours, "fetch")
 	mustRun(t, c, "fetch under strace")
 	if len(stats) != 1 {
