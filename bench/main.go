@@ -8,10 +8,8 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +18,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/git-durable/git-durable/object"
-	"github.com/git-durable/git-durable/pack"
 )
 
 func main() {
@@ -96,7 +91,7 @@ func bench() error {
 		}
 		os.RemoveAll(src)
 	}
-	info, _, err := describePack(r.packPath)
+	info, err := describePack(r.packPath)
 	if err != nil {
 		return err
 	}
@@ -171,38 +166,6 @@ func newBar(n int) *progressbar.ProgressBar {
 type plainWriter struct{ w *os.File }
 
 func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
-
-// describePack counts the entries and deltas of the pack.
-func describePack(path string) (string, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", 0, err
-	}
-	r := pack.NewReader(bufio.NewReader(f), pack.ReaderOptions{})
-	var n, ofs, ref int
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		n++
-		switch e.Type {
-		case object.OfsDelta:
-			ofs++
-		case object.RefDelta:
-			ref++
-		}
-	}
-	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), n, nil
-}
 
 // objectSizes returns the sum of the sizes of the objects in the bare
 // repository repo, and the largest.

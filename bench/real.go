@@ -37,7 +37,7 @@ func realVariants() []variant {
 func realHistory(r *runner, c realConfig) error {
 	src, walk, mainSpec := c.repo, []string{"HEAD"}, c.rev
 	var (
-		info    string // the measured pack, described once
+		info    shape // the measured pack, described once
 		objects int
 		err     error
 	)
@@ -45,9 +45,10 @@ func realHistory(r *runner, c realConfig) error {
 		if src, err = packRepo(r.work, c.pack); err != nil {
 			return err
 		}
-		if info, objects, err = describePack(c.pack); err != nil {
+		if info, err = describePack(c.pack); err != nil {
 			return err
 		}
+		objects = info.entries
 		walk, mainSpec = []string{"--all"}, "--all"
 	} else if src, err = gitOut(c.repo, "rev-parse", "--absolute-git-dir"); err != nil {
 		return err
@@ -86,9 +87,10 @@ func realHistory(r *runner, c realConfig) error {
 		if mainPack, err = packFor(src, r.work, mainSel); err != nil {
 			return err
 		}
-		if info, objects, err = describePack(mainPack); err != nil {
+		if info, err = describePack(mainPack); err != nil {
 			return err
 		}
+		objects = info.entries
 	}
 	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
 

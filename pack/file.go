@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zlib"
 
@@ -46,6 +47,40 @@ type File struct {
 	// chains. The data Object and ObjectAt return may then be shared
 	// with later calls: it must not be modified.
 	Cache *BaseCache
+	// Counts, when set, tallies the entries inflated and the deltas
+	// applied.
+	Counts *Counts
+}
+
+// Counts tallies the work of reading a pack: the entries inflated, the
+// bytes they inflated to and the deltas applied. It is safe for any number
+// of goroutines; a nil Counts counts nothing.
+type Counts struct {
+	inflated, bytes, applied atomic.Int64
+}
+
+// Inflated records an entry inflated to n bytes.
+func (c *Counts) Inflated(n int) {
+	if c != nil {
+		c.inflated.Add(1)
+		c.bytes.Add(int64(n))
+	}
+}
+
+// Applied records a delta applied.
+func (c *Counts) Applied() {
+	if c != nil {
+		c.applied.Add(1)
+	}
+}
+
+// Totals returns the entries inflated, the bytes they inflated to and the
+// deltas applied so far.
+func (c *Counts) Totals() (inflated, bytes, applied int64) {
+	if c == nil {
+		return 0, 0, 0
+	}
+	return c.inflated.Load(), c.bytes.Load(), c.applied.Load()
 }
 
 // NewFile returns a File over the pack bytes r whose objects loc finds.
@@ -103,6 +138,7 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if data, err = ApplyDelta(nil, base, data); err != nil {
 		return object.Bad, nil, err
 	}
+	p.Counts.Applied()
 	p.Cache.put(p, off, t, data)
 	return t, data, nil
 }
@@ -119,6 +155,7 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 	if err != nil {
 		return e, nil, &CorruptError{Offset: off, Err: err}
 	}
+	p.Counts.Inflated(len(data))
 	return e, data, nil
 }
 

@@ -80,7 +80,7 @@ func (t *Target) Done() {
 // the store repaired, the time since Open and the policy's counters.
 func (t *Target) Stats(res unpack.Result) Stats {
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: time.Since(t.start).Seconds(), Pack: res.Pack, Stats: t.Policy.Stats()}
+		Repaired: t.Store.Repaired(), Seconds: time.Since(t.start).Seconds(), Pack: res.Pack, Work: res.Work, Stats: t.Policy.Stats()}
 }
 
 // Close closes the store.
@@ -97,5 +97,7 @@ type Stats struct {
 	Repaired int64   `json:"repaired"`
 	Seconds  float64 `json:"seconds"`
 	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
+	// Work says how often entries were inflated and deltas applied.
+	unpack.Work
 	batch.Stats
 }

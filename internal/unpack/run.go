@@ -48,6 +48,7 @@ type unpacker struct {
 	tx    *batch.Transaction
 	fmt   object.Format
 	cache *pack.ObjectCache[object.ID] // delta bases by id
+	work  pack.Counts                  // what was read back and applied
 	held  *held                        // Strict, loose: objects kept back until checked
 	check *packCheck                   // Strict, kept pack: objects checked as they come
 
@@ -104,12 +105,12 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	var ld *looseDest
 	var pd *packDest
 	if opts.Keep == nil {
-		ld = newLooseDest(store, u.tx, u.fail)
-		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt)
+		ld = newLooseDest(store, u.tx, u.fail, &u.work)
+		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt, &u.work)
 		u.reread = u.spill.reread
 	} else {
 		var err error
-		if pd, err = newPackDest(store, u.tx, u); err != nil {
+		if pd, err = newPackDest(store, u.tx, u, &u.work); err != nil {
 			return Result{}, errors.Join(err, u.tx.End())
 		}
 		u.dest, ropts.CRC32, u.reread = pd, true, pd.delta
@@ -139,7 +140,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
 	err := u.finish(trailerErr)
-	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset()}
+	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
 	if pd != nil && err == nil {
 		var sum []byte
 		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
@@ -156,6 +157,13 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		res.Bytes -= int64(len(res.Checksum))
 	}
 	return res, err
+}
+
+// workDone sums up the run's Work: the stream's entries, each inflated
+// once, and what was read back and applied.
+func (u *unpacker) workDone() Work {
+	inflated, bytes, applied := u.work.Totals()
+	return Work{Inflated: int64(len(u.entries)) + inflated, Reread: bytes, Patched: applied}
 }
 
 func (opts Options) withDefaults() Options {

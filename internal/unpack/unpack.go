@@ -87,6 +87,17 @@ type Result struct {
 	Rest     []byte // input read past the trailer, to be passed on
 	Pack     string // with Keep: the kept pack's checksum in hex (pack-<Pack>.pack)
 	KeepPath string // with Keep: the .keep file published with it, if any
+	Work     Work
+}
+
+// Work is what a run inflated and applied, to be set against the number
+// of entries: each entry of the stream is inflated once as it arrives, and
+// each delta applied once; what is read back (a base that left the cache,
+// a delta that waited) is inflated, and a base's chain applied, again.
+type Work struct {
+	Inflated int64 `json:"inflated"` // zlib streams inflated, the stream's entries included
+	Reread   int64 `json:"reread"`   // bytes inflated beyond the stream's: read back
+	Patched  int64 `json:"patched"`  // deltas applied
 }
 
 // Errors of an unpack, beyond those of package pack and the store.

@@ -141,6 +141,7 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 			u.fail(&DeltaError{Err: err})
 			continue
 		}
+		u.work.Applied()
 		stack = append(stack, u.settle(h, w.j.idx, w.typ, data)...)
 	}
 }
