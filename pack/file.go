@@ -111,9 +111,19 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if t, data, ok := p.Cache.get(p, off); ok {
 		return t, data, nil
 	}
-	e, data, err := p.EntryAt(off)
+	// The base first, the delta once the base is in hand: a walk down a
+	// long chain holds no delta of it on the way.
+	e, err := p.headerAt(off)
 	if err != nil {
 		return object.Bad, nil, err
+	}
+	if e.Type != object.OfsDelta && e.Type != object.RefDelta {
+		_, data, err := p.EntryAt(off)
+		if err != nil {
+			return object.Bad, nil, err
+		}
+		p.Cache.put(p, off, e.Type, data)
+		return e.Type, data, nil
 	}
 	var t object.Type
 	var base []byte
@@ -128,10 +138,11 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 		} else {
 			return object.Bad, nil, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
 		}
-	default:
-		p.Cache.put(p, off, e.Type, data)
-		return e.Type, data, nil
 	}
+	if err != nil {
+		return object.Bad, nil, err
+	}
+	_, data, err := p.EntryAt(off)
 	if err != nil {
 		return object.Bad, nil, err
 	}
@@ -141,6 +152,17 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	p.Counts.Applied()
 	p.Cache.put(p, off, t, data)
 	return t, data, nil
+}
+
+// headerAt returns the header of the entry at offset off.
+func (p *File) headerAt(off int64) (Entry, error) {
+	// Type and size, and an offset or an id: 64 bytes hold them all.
+	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 64), 64)
+	e, err := readEntryHeader(br, off, p.format)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return e, err
 }
 
 // EntryAt returns the header and the inflated data of the entry at offset

@@ -62,7 +62,7 @@ func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
 func (u *unpacker) addEntry(off int64) int32 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.entries = append(u.entries, entry{off: off})
+	u.entries = append(u.entries, entry{off: off, base: -1})
 	u.reserved()
 	return int32(len(u.entries) - 1)
 }
@@ -162,11 +162,17 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 
 // toEntry points the delta j at the base entry k and says whether k is
 // done (the caller then submits j, once u.mu is unlocked); if not, j waits
-// for k. u.mu must be held.
+// for k, or, when k was put off to the second pass, is put off with it.
+// u.mu must be held.
 func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 	j.base = k
+	u.entries[j.idx].base = k
 	if u.entries[k].done {
 		return true
+	}
+	if u.entries[k].later {
+		u.putOff(j)
+		return false
 	}
 	u.waiting[k] = append(u.waiting[k], j)
 	u.park(j)

@@ -75,6 +75,11 @@ func (u *unpacker) reload(j *job) error {
 // entry starts.
 func (u *unpacker) unresolved() int {
 	n := u.orphans
+	for _, e := range u.entries {
+		if e.later {
+			n++
+		}
+	}
 	for _, js := range u.waiting {
 		n += len(js)
 	}

@@ -22,7 +22,11 @@ type entry struct {
 	id   object.ID
 	typ  object.Type // the resolved object's type, once done
 	done bool
-	crc  uint32 // of the raw entry, when the pack is kept
+	// later: a delta of a kept pack put off to the second pass (see
+	// later.go); needed marks it and its bases there.
+	later, needed bool
+	crc           uint32 // of the raw entry, when the pack is kept
+	base          int32  // a delta's base entry; -1 for a full object or a base outside the pack
 }
 
 // job is one unit of work for a worker: a full object to hash and write, or
@@ -38,6 +42,9 @@ type job struct {
 	// in the kept pack, or at spillAt in the spill file.
 	spilled bool
 	spillAt int64
+	// tree: the job is the second pass over the deltas put off on the
+	// tree of entry idx, a full object (see later.go).
+	tree *forest
 }
 
 type unpacker struct {
@@ -62,6 +69,8 @@ type unpacker struct {
 	parked   int64                        // data held by waiting and pending deltas
 	reread   func(j *job) ([]byte, error) // a spilled delta's data
 	spill    *spill                       // where an exploded pack's deltas spill
+	kept     *packDest                    // the kept pack, whose deltas may be put off
+	later    laterDeltas                  // deltas put off to the second pass
 	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
@@ -113,7 +122,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		if pd, err = newPackDest(store, u.tx, u, &u.work); err != nil {
 			return Result{}, errors.Join(err, u.tx.End())
 		}
-		u.dest, ropts.CRC32, u.reread = pd, true, pd.delta
+		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
 		ropts.Tee = pd
 		if opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
@@ -131,8 +140,11 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	trailerErr := u.read(r)
 	u.dispatch()
-	close(u.jobs)
 	u.wg.Wait()
+	if u.kept != nil && u.firstErr() == nil {
+		u.secondPass()
+	}
+	close(u.jobs)
 	if u.spill != nil {
 		u.spill.close()
 	}

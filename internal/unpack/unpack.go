@@ -10,10 +10,14 @@
 //
 // The stream must be inflated in order to find where entries end; all that
 // follows fans out to workers. A delta whose base is done is a job of its
-// own, reading the base from a bounded cache or back from the store; a delta
-// whose base is still in flight waits on that base and is resolved, with the
-// base in hand, by the worker that finishes it; a REF_DELTA whose base is
-// nowhere yet waits for an object of that id (git's delta-before-base).
+// own, reading the base from a bounded cache or back from the store (one
+// loose object); a delta whose base is still in flight waits on that base
+// and is resolved, with the base in hand, by the worker that finishes it; a
+// REF_DELTA whose base is nowhere yet waits for an object of that id (git's
+// delta-before-base). When the pack is kept, a delta whose base has left
+// the cache is put off to a second pass that walks each delta tree down
+// from its full object, as git index-pack does (later.go): what a pack
+// costs does not depend on the order its entries come in.
 package unpack
 
 import (

@@ -26,6 +26,10 @@ func (u *unpacker) worker() {
 // holds a complete object (or a delta to one), and writing what is good keeps
 // what was received, as git keeps the objects before the one it dies on.
 func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
+	if j.tree != nil {
+		u.resolveTree(h, j.idx, j.tree)
+		return
+	}
 	if j.typ != object.Bad {
 		u.resolve(h, j.idx, j.typ, j.data)
 		return
@@ -38,6 +42,12 @@ func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
 		case ready:
 			typ, base, err = u.base(j)
 		}
+	}
+	if err == errLater {
+		u.mu.Lock()
+		u.putOff(j)
+		u.mu.Unlock()
+		return
 	}
 	if err != nil {
 		if !u.recoverable(err) {
@@ -90,6 +100,9 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	}
 	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil
+	}
+	if u.kept != nil && j.base >= 0 {
+		return object.Bad, nil, errLater // a base of the kept pack: never read back here
 	}
 	if u.held != nil {
 		if typ, data, ok := u.held.get(id); ok {

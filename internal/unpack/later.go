@@ -1,0 +1,238 @@
+package unpack
+
+import (
+	"errors"
+	"slices"
+	"sort"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// The second pass of a kept pack. A delta whose base entry is done but has
+// left the cache is not resolved when it arrives: reading the base back
+// from the pack would mean inflating and applying its whole chain again,
+// for every such delta, and how often that happens would depend on the
+// order the server wrote its pack in. The delta is put off instead, and so
+// is every delta on it that arrives later. Once the stream has ended, the
+// deltas put off are resolved tree by tree, as git index-pack resolves
+// them all: from the full object at the root of each tree, down the
+// entries that lead to them, each base kept only while the walk is below
+// it. Each entry on those paths is read back and applied once more, each
+// delta put off is applied once; the trees are independent, and the
+// workers share them out.
+
+// laterMax bounds the delta data held in memory by the deltas put off,
+// each counted with laterEntry for its bookkeeping; the data of the others
+// is read back from the kept pack.
+const (
+	laterMax   = 16 << 20
+	laterEntry = 64
+)
+
+// walkMax bounds the bases one walk of a tree holds at once (along its
+// path, for the entries with branches left to take). Past it, the bases
+// farthest up are dropped, and derived again from the pack when the walk
+// comes back to them.
+var walkMax int64 = 16 << 20 // a variable for the tests
+
+// errLater is how base says that a delta of a kept pack must wait for the
+// second pass.
+var errLater = errors.New("delta put off to the second pass")
+
+// laterDeltas are the deltas put off to the second pass.
+type laterDeltas struct {
+	n     int
+	data  map[int32][]byte // some of their data, within laterMax
+	bytes int64
+}
+
+// putOff puts the delta j off to the second pass, keeping its data if it
+// fits within laterMax. u.mu must be held.
+func (u *unpacker) putOff(j *job) {
+	u.entries[j.idx].later = true
+	u.later.n++
+	cost := int64(len(j.data)) + laterEntry
+	if j.spilled || u.later.bytes+cost > laterMax {
+		return
+	}
+	if u.later.data == nil {
+		u.later.data = map[int32][]byte{}
+	}
+	u.later.data[j.idx] = j.data
+	u.later.bytes += cost
+}
+
+// laterDelta returns the delta data of entry k, kept or read back.
+func (u *unpacker) laterDelta(k int32) ([]byte, error) {
+	u.mu.Lock()
+	data, ok := u.later.data[k]
+	if ok {
+		delete(u.later.data, k)
+		u.later.bytes -= int64(len(data)) + laterEntry
+	}
+	u.mu.Unlock()
+	if ok {
+		return data, nil
+	}
+	return u.kept.delta(&job{idx: k})
+}
+
+// forest is what the second pass walks of the pack's delta trees: every
+// entry put off, and every entry on the way down to one from the full
+// object at the root of its tree.
+type forest struct {
+	roots []int32
+	edges []edge // by base; for each base, kids without kids first
+}
+
+// edge links a base entry to a delta on it.
+type edge struct {
+	base, kid int32
+	inner     bool // the kid has kids
+}
+
+// plant finds the forest of the deltas put off; u.mu must not be held.
+func (u *unpacker) plant() *forest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	f := &forest{}
+	for i := range u.entries {
+		if !u.entries[i].later {
+			continue
+		}
+		for x := int32(i); !u.entries[x].needed; {
+			e := &u.entries[x]
+			e.needed = true
+			if e.base < 0 {
+				f.roots = append(f.roots, x)
+				break
+			}
+			f.edges = append(f.edges, edge{base: e.base, kid: x})
+			x = e.base
+		}
+	}
+	slices.Sort(f.roots)
+	sort.Slice(f.edges, func(a, b int) bool { return f.edges[a].base < f.edges[b].base })
+	for i := range f.edges {
+		f.edges[i].inner = len(f.kids(f.edges[i].kid)) > 0
+	}
+	// A walk holds a base while kids are left to take: the kids without
+	// kids of their own first, so that the last one, whose walk goes on
+	// without the base, is the one that goes deepest.
+	sort.Slice(f.edges, func(a, b int) bool {
+		x, y := f.edges[a], f.edges[b]
+		if x.base != y.base {
+			return x.base < y.base
+		}
+		if x.inner != y.inner {
+			return !x.inner
+		}
+		return x.kid < y.kid
+	})
+	return f
+}
+
+// kids returns the edges from entry k.
+func (f *forest) kids(k int32) []edge {
+	i := sort.Search(len(f.edges), func(i int) bool { return f.edges[i].base >= k })
+	j := i + sort.Search(len(f.edges)-i, func(n int) bool { return f.edges[i+n].base > k })
+	return f.edges[i:j]
+}
+
+// secondPass resolves the deltas put off, the trees shared out among the
+// workers, and returns when all are done.
+func (u *unpacker) secondPass() {
+	if u.later.n == 0 {
+		return
+	}
+	f := u.plant()
+	for _, r := range f.roots {
+		u.submit(&job{idx: r, tree: f})
+	}
+	u.dispatch()
+	u.wg.Wait()
+}
+
+// frame is an entry on the path of a walk, with its data (nil when
+// dropped) and the kids left to take.
+type frame struct {
+	idx  int32
+	data []byte
+	kids []edge
+}
+
+// resolveTree walks the tree of the full object root down to every delta
+// put off on it: each entry on the way is read back from the pack and
+// applied to its base, and each delta put off is resolved (hashed,
+// recorded, and the deltas waiting on it resolved in turn).
+func (u *unpacker) resolveTree(h *object.Hasher, root int32, f *forest) {
+	typ, data, err := u.kept.rd.ObjectAt(u.offsetOf(root))
+	if err != nil {
+		u.fail(err)
+		return
+	}
+	stack := []frame{{root, data, f.kids(root)}}
+	held := int64(len(data))
+	for len(stack) > 0 {
+		if err := u.ctx.Err(); err != nil {
+			u.fail(err)
+			return
+		}
+		top := &stack[len(stack)-1]
+		if len(top.kids) == 0 {
+			held -= int64(len(top.data))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		k := top.kids[0].kid
+		top.kids = top.kids[1:]
+		base := top.data
+		if base == nil { // dropped on the way down: derived again
+			if _, base, err = u.kept.rd.ObjectAt(u.offsetOf(top.idx)); err != nil {
+				u.fail(err)
+				return
+			}
+			top.data = base
+			held += int64(len(base))
+		}
+		if len(top.kids) == 0 { // its last kid: the walk goes on without it
+			held -= int64(len(base))
+			stack = stack[:len(stack)-1]
+		}
+		if data, err = u.laterApply(h, k, typ, base); err != nil {
+			u.fail(err)
+			return
+		}
+		if kids := f.kids(k); len(kids) > 0 {
+			stack = append(stack, frame{k, data, kids})
+			held += int64(len(data))
+			for i := 0; held > walkMax && i < len(stack)-1; i++ {
+				held -= int64(len(stack[i].data))
+				stack[i].data = nil
+			}
+		}
+	}
+}
+
+// laterApply derives entry k from its base's data: a delta put off is
+// resolved; an entry done before is only derived again, for the deltas
+// below it.
+func (u *unpacker) laterApply(h *object.Hasher, k int32, typ object.Type, base []byte) ([]byte, error) {
+	delta, err := u.laterDelta(k)
+	if err != nil {
+		return nil, err
+	}
+	data, err := applyDelta(base, delta)
+	if err != nil {
+		return nil, &DeltaError{Err: err}
+	}
+	u.work.Applied()
+	u.mu.Lock()
+	later := u.entries[k].later
+	u.entries[k].later = false
+	u.mu.Unlock()
+	if later {
+		u.resolveAll(h, u.settle(h, k, typ, data))
+	}
+	return data, nil
+}

@@ -1,0 +1,282 @@
+package unpack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/memfstest"
+	"github.com/git-durable/git-durable/internal/packtest"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+)
+
+// deltaForest returns n blobs of about size bytes in delta trees: each node but
+// the first of each of roots trees is a delta on a random earlier node of
+// its tree (an edit of a line of its base), deep chains and wide branches
+// alike; refs of every 100 deltas are REF deltas.
+func deltaForest(seed int64, roots, n, size, refs int) []packtest.Node {
+	rng := rand.New(rand.NewSource(seed))
+	nodes := make([]packtest.Node, 0, n)
+	tree := make([][]int, roots)
+	for i := 0; i < n; i++ {
+		t := i % roots
+		if len(tree[t]) == 0 {
+			var data []byte
+			for len(data) < size {
+				data = fmt.Appendf(data, "tree %d line %d: %x\n", t, len(data), rng.Int63())
+			}
+			nodes = append(nodes, packtest.Node{Data: data, Base: -1})
+		} else {
+			// Mostly the newest nodes, so that chains grow deep.
+			k := len(tree[t]) - 1 - int(rng.ExpFloat64()*3)%len(tree[t])
+			base := tree[t][k]
+			data := append([]byte{}, nodes[base].Data...)
+			at := rng.Intn(len(data) - 40)
+			copy(data[at:], fmt.Sprintf("<edit %d of %d>", i, base))
+			nodes = append(nodes, packtest.Node{Data: data, Base: base, Ref: rng.Intn(100) < refs})
+		}
+		tree[t] = append(tree[t], i)
+	}
+	return nodes
+}
+
+// runForest unpacks the nodes written in order and checks that every
+// object came out with its content, reported once; kept, that the pack's
+// index finds each of them. It returns the run's Work.
+func runForest(t *testing.T, name string, nodes []packtest.Node, order []int, opts Options) Work {
+	t.Helper()
+	b := &packtest.Builder{}
+	if _, err := b.Forest(nodes, order); err != nil {
+		t.Fatal(err)
+	}
+	m := memfstest.New(objs, objs+"/pack")
+	store, policy := newStore(m)
+	var mu sync.Mutex
+	got := map[object.ID][]byte{}
+	opts.Object = func(id object.ID, _ object.Type, data []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := got[id]; dup {
+			t.Errorf("%s: %v reported twice", name, id)
+		}
+		got[id] = append([]byte{}, data...)
+	}
+	res, err := Run(context.Background(), bytes.NewReader(b.Pack()), store, policy, opts)
+	if err != nil || res.Objects != len(nodes) {
+		t.Fatalf("%s: %+v %v", name, res, err)
+	}
+	reader := loose.Open(m, objs, loose.Options{}) // sees the kept pack
+	defer reader.Close()
+	for i, n := range nodes {
+		id, _ := object.SHA1.Sum(object.Blob, n.Data)
+		if !bytes.Equal(got[id], n.Data) {
+			t.Fatalf("%s: node %d (%v) resolved to %d bytes, want %d", name, i, id, len(got[id]), len(n.Data))
+		}
+		if typ, data, err := reader.Read(id); err != nil || typ != object.Blob || !bytes.Equal(data, n.Data) {
+			t.Fatalf("%s: node %d (%v) read back: %v %v", name, i, id, typ, err)
+		}
+	}
+	return res.Work
+}
+
+// orders are the orders a forest is written in: as pack-objects mostly
+// writes it, every base as far back as it can be, at random, and, with
+// REF deltas only, every delta before its base.
+func orders(nodes []packtest.Node, refOnly bool) map[string][]int {
+	o := map[string][]int{
+		"depth-first":   packtest.DepthFirst(nodes),
+		"breadth-first": packtest.BreadthFirst(nodes),
+		"shuffled 1":    packtest.Shuffled(nodes, 1),
+		"shuffled 2":    packtest.Shuffled(nodes, 2),
+	}
+	if refOnly {
+		o["reversed"] = packtest.Reversed(nodes)
+	}
+	return o
+}
+
+// TestAnyOrderResolves: a forest of deep and wide delta trees (OFS
+// deltas, mixed, REF deltas only) comes out right, kept or exploded, in
+// every order, with one worker or two, with the delta base cache of the
+// default size or one that keeps nothing. Kept, each entry is inflated and
+// applied at most twice, whatever the order: once as it comes, once more
+// at most on the way down to the deltas put off.
+func TestAnyOrderResolves(t *testing.T) {
+	for _, refs := range []int{0, 30, 100} {
+		nodes := deltaForest(int64(refs), 4, 400, 1200, refs)
+		deltas := 0
+		for _, n := range nodes {
+			if n.Base >= 0 {
+				deltas++
+			}
+		}
+		for oname, order := range orders(nodes, refs == 100) {
+			for _, keep := range []bool{false, true} {
+				for _, cache := range []int64{0, 1 << 10} {
+					for _, workers := range []int{1, 2} {
+						name := fmt.Sprintf("%d%% REF, %s, keep=%v, cache %d, %d workers", refs, oname, keep, cache, workers)
+						opts := Options{Workers: workers, CacheSize: cache}
+						if keep {
+							opts.Keep = &Keep{}
+						}
+						w := runForest(t, name, nodes, order, opts)
+						if !keep {
+							continue
+						}
+						if w.Patched < int64(deltas) || w.Patched > 2*int64(deltas) || w.Inflated > 2*int64(len(nodes)) {
+							t.Errorf("%s: %+v for %d entries, %d deltas", name, w, len(nodes), deltas)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSecondPassDropsBases walks a tree whose bases do not fit in walkMax
+// along one path: a binary tree of 64 KiB blobs, every node with two kids
+// that have kids, under a walkMax of 256 KiB. The bases farthest up are
+// dropped and derived again from the pack; every object still comes out
+// right.
+func TestSecondPassDropsBases(t *testing.T) {
+	defer func(m int64) { walkMax = m }(walkMax)
+	walkMax = 256 << 10
+	var base []byte
+	for i := 0; len(base) < 64<<10; i++ {
+		base = fmt.Appendf(base, "%07d\n", i)
+	}
+	nodes := []packtest.Node{{Data: base, Base: -1}}
+	for i := 1; i < 255; i++ {
+		parent := (i - 1) / 2
+		data := append([]byte{}, nodes[parent].Data...)
+		copy(data[(i*997)%(len(data)-20):], fmt.Sprintf("<node %d>", i))
+		nodes = append(nodes, packtest.Node{Data: data, Base: parent})
+	}
+	for _, workers := range []int{1, 2} {
+		w := runForest(t, fmt.Sprintf("%d workers", workers), nodes, packtest.BreadthFirst(nodes), Options{Workers: workers, CacheSize: 1 << 10, Keep: &Keep{}})
+		if w.Patched < int64(len(nodes)-1) {
+			t.Errorf("%d workers: %+v", workers, w)
+		}
+	}
+}
+
+// gate hands out a pack and, at each of stops, waits for ready(i), the
+// i-th stop, before it goes on: the entries before a stop are all read,
+// and resolved if ready says so, before the reader sees the next.
+type gate struct {
+	data  []byte
+	stops []int64
+	ready func(i int) bool
+	pos   int64
+	i     int
+}
+
+func (g *gate) Read(p []byte) (int, error) {
+	if g.i < len(g.stops) && g.pos == g.stops[g.i] {
+		if !g.ready(g.i) {
+			return 0, fmt.Errorf("stop %d: the entries before it were not resolved", g.i)
+		}
+		g.i++
+	}
+	end := int64(len(g.data))
+	if g.i < len(g.stops) {
+		end = g.stops[g.i]
+	}
+	if g.pos == end {
+		return 0, io.EOF
+	}
+	n := copy(p, g.data[g.pos:end])
+	g.pos += int64(n)
+	return n, nil
+}
+
+// TestFarBasesResolvedOnce is the order that cost the most before the
+// second pass: breadth-first, every level's deltas arriving once the level
+// before is resolved and out of the cache (the gate holds each level until
+// the one before is done; 1 MiB of filler closes each, so that all of it
+// goes to the workers). Kept, every delta is put off, and applied once;
+// the entries read back are the full objects at the roots of the trees.
+// Before, each delta read its base's chain back from the pack: 360 to 480
+// applications for 210 deltas, 460 to 640 entries inflated.
+func TestFarBasesResolvedOnce(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var nodes []packtest.Node
+	var levels [][]int
+	filler := func(level int) int {
+		data := make([]byte, 1<<20)
+		rng.Read(data)
+		nodes = append(nodes, packtest.Node{Data: data, Base: -1})
+		return len(nodes) - 1
+	}
+	for d := 0; d < 8; d++ {
+		var level []int
+		for i := 0; i < 30; i++ {
+			if d == 0 {
+				if i < 4 {
+					nodes = append(nodes, packtest.Node{Data: fmt.Appendf(bytes.Repeat([]byte("root line\n"), 200), "root %d\n", i), Base: -1})
+					level = append(level, len(nodes)-1)
+				}
+				continue
+			}
+			prev := levels[d-1]
+			base := prev[rng.Intn(len(prev)-1)] // not its filler
+			data := append([]byte{}, nodes[base].Data...)
+			copy(data[rng.Intn(len(data)-30):], fmt.Sprintf("<level %d delta %d>", d, i))
+			nodes = append(nodes, packtest.Node{Data: data, Base: base, Ref: i%3 == 0})
+			level = append(level, len(nodes)-1)
+		}
+		levels = append(levels, append(level, filler(d)))
+	}
+	var order []int
+	for _, l := range levels {
+		order = append(order, l...)
+	}
+	b := &packtest.Builder{}
+	entry, err := b.Forest(nodes, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []int64
+	for d := 1; d < len(levels); d++ {
+		stops = append(stops, b.Offset(entry[levels[d][0]]))
+	}
+	for _, workers := range []int{1, 2} {
+		m := memfstest.New(objs, objs+"/pack")
+		store, policy := newStore(m)
+		var mu sync.Mutex
+		var reported int
+		g := &gate{data: b.Pack(), stops: stops, ready: func(i int) bool {
+			// Level 0 resolves as it comes; of the later levels, put off,
+			// only the fillers.
+			want := len(levels[0]) + i
+			deadline := time.Now().Add(20 * time.Second)
+			mu.Lock()
+			defer mu.Unlock()
+			for reported < want && time.Now().Before(deadline) {
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+			}
+			return reported >= want
+		}}
+		opts := Options{Workers: workers, CacheSize: 1 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
+			mu.Lock()
+			reported++
+			mu.Unlock()
+		}}
+		res, err := Run(context.Background(), g, store, policy, opts)
+		if err != nil || reported != len(nodes) {
+			t.Fatalf("%d workers: %+v %v; %d of %d objects", workers, res, err, reported, len(nodes))
+		}
+		deltas := len(nodes) - 4 - len(levels)
+		if want := (Work{Inflated: int64(len(nodes) + 4), Patched: int64(deltas)}); res.Work.Inflated != want.Inflated || res.Work.Patched != want.Patched {
+			t.Errorf("%d workers: %+v, want %d inflated, %d patched", workers, res.Work, want.Inflated, want.Patched)
+		}
+	}
+}
