@@ -168,7 +168,12 @@ func (p *File) headerAt(off int64) (Entry, error) {
 // EntryAt returns the header and the inflated data of the entry at offset
 // off as they are in the pack: for a delta, the delta itself, unresolved.
 func (p *File) EntryAt(off int64) (Entry, []byte, error) {
-	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 1<<62), 4096)
+	br, _ := entryReaders.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(nil, 4096)
+	}
+	defer entryReaders.Put(br)
+	br.Reset(io.NewSectionReader(p.r, off, 1<<62))
 	e, err := readEntryHeader(br, off, p.format)
 	if err != nil {
 		return e, nil, err
@@ -180,6 +185,10 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 	p.Counts.Inflated(len(data))
 	return e, data, nil
 }
+
+// entryReaders keeps the buffered readers of EntryAt for reuse: a pack
+// read back entry by entry would allocate 4 KiB for each.
+var entryReaders sync.Pool
 
 // inflaters keeps zlib readers for reuse: a new one allocates its
 // decoder's tables, tens of KiB, for each entry read.

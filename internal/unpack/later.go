@@ -30,10 +30,10 @@ const (
 )
 
 // walkMax bounds the bases one walk of a tree holds at once (along its
-// path, for the entries with branches left to take). Past it, the bases
-// farthest up are dropped, and derived again from the pack when the walk
-// comes back to them.
-var walkMax int64 = 16 << 20 // a variable for the tests
+// path, for the entries with branches left to take: a few MiB for the
+// trees of git.git). Past it, the bases farthest up are dropped, and
+// derived again from the pack when the walk comes back to them.
+var walkMax int64 = 8 << 20 // a variable for the tests
 
 // errLater is how base says that a delta of a kept pack must wait for the
 // second pass.
@@ -49,7 +49,7 @@ type laterDeltas struct {
 // putOff puts the delta j off to the second pass, keeping its data if it
 // fits within laterMax. u.mu must be held.
 func (u *unpacker) putOff(j *job) {
-	u.entries[j.idx].later = true
+	u.entries.at(j.idx).later = true
 	u.later.n++
 	cost := int64(len(j.data)) + laterEntry
 	if j.spilled || u.later.bytes+cost > laterMax {
@@ -96,12 +96,12 @@ func (u *unpacker) plant() *forest {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	f := &forest{}
-	for i := range u.entries {
-		if !u.entries[i].later {
+	for i := range int32(u.entries.len()) {
+		if !u.entries.at(i).later {
 			continue
 		}
-		for x := int32(i); !u.entries[x].needed; {
-			e := &u.entries[x]
+		for x := i; !u.entries.at(x).needed; {
+			e := u.entries.at(x)
 			e.needed = true
 			if e.base < 0 {
 				f.roots = append(f.roots, x)
@@ -228,8 +228,8 @@ func (u *unpacker) laterApply(h *object.Hasher, k int32, typ object.Type, base [
 	}
 	u.work.Applied()
 	u.mu.Lock()
-	later := u.entries[k].later
-	u.entries[k].later = false
+	later := u.entries.at(k).later
+	u.entries.at(k).later = false
 	u.mu.Unlock()
 	if later {
 		u.resolveAll(h, u.settle(h, k, typ, data))

@@ -75,8 +75,8 @@ func (u *unpacker) reload(j *job) error {
 // entry starts.
 func (u *unpacker) unresolved() int {
 	n := u.orphans
-	for _, e := range u.entries {
-		if e.later {
+	for k := range int32(u.entries.len()) {
+		if u.entries.at(k).later {
 			n++
 		}
 	}

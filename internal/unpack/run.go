@@ -60,8 +60,7 @@ type unpacker struct {
 	check *packCheck                   // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
-	entries  []entry
-	ids      map[object.ID]int32          // first entry of each id
+	entries  *table                       // every entry, and the first of each id
 	waiting  map[int32][]*job             // deltas whose base entry is in flight
 	awaiting map[object.ID][]*job         // REF deltas whose base id is nowhere yet
 	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
@@ -107,7 +106,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
-		cache: pack.NewObjectCache[object.ID](opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
+		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(), external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
@@ -123,6 +122,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 			return Result{}, errors.Join(err, u.tx.End())
 		}
 		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
+		u.reserveLater()
 		ropts.Tee = pd
 		if opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
@@ -152,7 +152,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
 	err := u.finish(trailerErr)
-	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
+	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
 	if pd != nil && err == nil {
 		var sum []byte
 		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
@@ -175,7 +175,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 // once, and what was read back and applied.
 func (u *unpacker) workDone() Work {
 	inflated, bytes, applied := u.work.Totals()
-	return Work{Inflated: int64(len(u.entries)) + inflated, Reread: bytes, Patched: applied}
+	return Work{Inflated: int64(u.entries.len()) + inflated, Reread: bytes, Patched: applied}
 }
 
 func (opts Options) withDefaults() Options {

@@ -78,7 +78,7 @@ func (u *unpacker) redirect(j *job, err error) redirection {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if k, ok := u.ids[j.baseID]; ok {
+	if k, ok := u.entries.find(j.baseID); ok {
 		if u.toEntry(j, k) {
 			return ready
 		}
@@ -95,7 +95,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	id := j.baseID
 	if j.base >= 0 {
 		u.mu.Lock()
-		id = u.entries[j.base].id
+		id = u.entries.at(j.base).id
 		u.mu.Unlock()
 	}
 	if typ, data, ok := u.cache.Get(id); ok {
@@ -190,11 +190,8 @@ func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []b
 		return nil
 	}
 	u.mu.Lock()
-	u.entries[idx].id = id
-	_, dup := u.ids[id]
-	if !dup {
-		u.ids[id] = idx
-	}
+	u.entries.at(idx).id = id
+	dup := u.entries.index(idx)
 	u.mu.Unlock()
 	if err := u.record(id, typ, data, dup); err != nil {
 		u.fail(err)
@@ -255,8 +252,8 @@ func (u *unpacker) count(wrote bool) {
 
 func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
 	u.mu.Lock()
-	u.entries[idx].typ = typ
-	u.entries[idx].done = true
+	u.entries.at(idx).typ = typ
+	u.entries.at(idx).done = true
 	u.mu.Unlock()
 }
 
@@ -298,10 +295,8 @@ func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 // consumed, so that a kept pack already holds all of it.
 func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
 	u.mu.Lock()
-	u.entries[idx].id = id
-	if _, dup := u.ids[id]; !dup {
-		u.ids[id] = idx
-	}
+	u.entries.at(idx).id = id
+	u.entries.index(idx)
 	u.mu.Unlock()
 	if u.opts.Object != nil {
 		u.opts.Object(id, object.Blob, nil)
