@@ -2,7 +2,6 @@ package unpack
 
 import (
 	"errors"
-	"slices"
 	"sort"
 
 	"github.com/git-durable/git-durable/object"
@@ -81,15 +80,20 @@ func (u *unpacker) laterDelta(k int32) ([]byte, error) {
 // entry put off, and every entry on the way down to one from the full
 // object at the root of its tree.
 type forest struct {
-	roots []int32
-	edges []edge // by base; for each base, kids without kids first
+	roots []int32 // the largest trees first
+	edges []edge  // by base; for each base, kids without kids first
 }
 
 // edge links a base entry to a delta on it.
 type edge struct {
 	base, kid int32
-	inner     bool // the kid has kids
+	size      int32 // entries in the kid's subtree, the kid's included
 }
+
+// handOff is the size of a subtree from which a walk hands the subtree to
+// another worker, if one is free: the trees of a pack are few and uneven
+// (in git.git, most deltas are in a handful of trees).
+const handOff = 64
 
 // plant finds the forest of the deltas put off; u.mu must not be held.
 func (u *unpacker) plant() *forest {
@@ -111,21 +115,26 @@ func (u *unpacker) plant() *forest {
 			x = e.base
 		}
 	}
-	slices.Sort(f.roots)
-	sort.Slice(f.edges, func(a, b int) bool { return f.edges[a].base < f.edges[b].base })
+	// Sizes from the last entry back: a delta comes after its base.
+	sort.Slice(f.edges, func(a, b int) bool { return f.edges[a].kid > f.edges[b].kid })
+	size := map[int32]int32{}
 	for i := range f.edges {
-		f.edges[i].inner = len(f.kids(f.edges[i].kid)) > 0
+		e := &f.edges[i]
+		e.size = size[e.kid] + 1
+		delete(size, e.kid)
+		size[e.base] += e.size
 	}
-	// A walk holds a base while kids are left to take: the kids without
-	// kids of their own first, so that the last one, whose walk goes on
-	// without the base, is the one that goes deepest.
+	sort.Slice(f.roots, func(a, b int) bool { return size[f.roots[a]] > size[f.roots[b]] })
+	// A walk holds a base while kids are left to take: the smallest
+	// subtrees first, so that the last one, whose walk goes on without
+	// the base, is the largest.
 	sort.Slice(f.edges, func(a, b int) bool {
 		x, y := f.edges[a], f.edges[b]
 		if x.base != y.base {
 			return x.base < y.base
 		}
-		if x.inner != y.inner {
-			return !x.inner
+		if x.size != y.size {
+			return x.size < y.size
 		}
 		return x.kid < y.kid
 	})
@@ -147,10 +156,18 @@ func (u *unpacker) secondPass() {
 	}
 	f := u.plant()
 	for _, r := range f.roots {
-		u.submit(&job{idx: r, tree: f})
+		u.submit(&job{idx: r, tree: &walk{f: f}})
 	}
 	u.dispatch()
 	u.wg.Wait()
+}
+
+// walk is a job of the second pass: the subtree of a full object, or that
+// of an entry handed off by another walk with its data.
+type walk struct {
+	f    *forest
+	typ  object.Type
+	data []byte
 }
 
 // frame is an entry on the path of a walk, with its data (nil when
@@ -161,15 +178,20 @@ type frame struct {
 	kids []edge
 }
 
-// resolveTree walks the tree of the full object root down to every delta
-// put off on it: each entry on the way is read back from the pack and
-// applied to its base, and each delta put off is resolved (hashed,
-// recorded, and the deltas waiting on it resolved in turn).
-func (u *unpacker) resolveTree(h *object.Hasher, root int32, f *forest) {
-	typ, data, err := u.kept.rd.ObjectAt(u.offsetOf(root))
-	if err != nil {
-		u.fail(err)
-		return
+// resolveTree walks the subtree of entry root (a full object, or an entry
+// whose data w holds) down to every delta put off in it: each entry on the
+// way is read back from the pack and applied to its base, and each delta
+// put off is resolved (hashed, recorded, and the deltas waiting on it
+// resolved in turn). A large subtree goes to another worker, if one is
+// free.
+func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
+	f, typ, data := w.f, w.typ, w.data
+	if data == nil {
+		var err error
+		if typ, data, err = u.kept.rd.ObjectAt(u.offsetOf(root)); err != nil {
+			u.fail(err)
+			return
+		}
 	}
 	stack := []frame{{root, data, f.kids(root)}}
 	held := int64(len(data))
@@ -184,9 +206,10 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, f *forest) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		k := top.kids[0].kid
+		k, size := top.kids[0].kid, top.kids[0].size
 		top.kids = top.kids[1:]
 		base := top.data
+		var err error
 		if base == nil { // dropped on the way down: derived again
 			if _, base, err = u.kept.rd.ObjectAt(u.offsetOf(top.idx)); err != nil {
 				u.fail(err)
@@ -204,6 +227,9 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, f *forest) {
 			return
 		}
 		if kids := f.kids(k); len(kids) > 0 {
+			if size >= handOff && len(stack) > 0 && u.handOff(k, &walk{f, typ, data}) {
+				continue
+			}
 			stack = append(stack, frame{k, data, kids})
 			held += int64(len(data))
 			for i := 0; held > walkMax && i < len(stack)-1; i++ {
@@ -211,6 +237,20 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, f *forest) {
 				stack[i].data = nil
 			}
 		}
+	}
+}
+
+// handOff gives the subtree of entry k to another worker if the queue has
+// room, and says whether it did. The walk that hands it off has more to do:
+// its worker is not the one left waiting.
+func (u *unpacker) handOff(k int32, w *walk) bool {
+	u.wg.Add(1)
+	select {
+	case u.jobs <- []*job{{idx: k, tree: w}}:
+		return true
+	default:
+		u.wg.Done()
+		return false
 	}
 }
 

@@ -280,3 +280,56 @@ func TestFarBasesResolvedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOneBaseReadOnce keeps a pack of 2,000 deltas on one base that the
+// delta base cache cannot hold (64 KiB, where a cache of 64 KiB keeps
+// objects of 16 KiB at most), the gate holding the deltas until the base
+// is resolved: the deltas are put off, and the base is read back once for
+// all of them, not once for each (before: 125 MiB read back for a pack of
+// 1 MiB).
+func TestOneBaseReadOnce(t *testing.T) {
+	var base []byte
+	for i := 0; len(base) < 64<<10; i++ {
+		base = fmt.Appendf(base, "%07d\n", i)
+	}
+	filler := make([]byte, 1<<20)
+	rand.New(rand.NewSource(1)).Read(filler)
+	b := &packtest.Builder{}
+	b.Object(object.Blob, base)
+	b.Object(object.Blob, filler)
+	const n = 2000
+	for i := 0; i < n; i++ {
+		s := fmt.Sprint(i)
+		b.OfsDelta(0, (&packtest.Delta{}).Copy(uint32(i*8), 16).Insert([]byte(s)).Bytes(uint64(len(base)), uint64(16+len(s))))
+	}
+	p := b.Pack()
+	for _, workers := range []int{1, 2} {
+		m := memfstest.New(objs, objs+"/pack")
+		store, policy := newStore(m)
+		var mu sync.Mutex
+		reported := 0
+		g := &gate{data: p, stops: []int64{b.Offset(2)}, ready: func(int) bool {
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				mu.Lock()
+				done := reported >= 2
+				mu.Unlock()
+				if done {
+					return true
+				}
+			}
+			return false
+		}}
+		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
+			mu.Lock()
+			reported++
+			mu.Unlock()
+		}}
+		res, err := Run(context.Background(), g, store, policy, opts)
+		if err != nil || res.Objects != n+2 || reported != n+2 {
+			t.Fatalf("%d workers: %+v %v", workers, res, err)
+		}
+		if res.Work.Patched != n || res.Work.Reread > 2*int64(len(base)) {
+			t.Errorf("%d workers: %+v: want %d patched, the base read back once", workers, res.Work, n)
+		}
+	}
+}

@@ -42,9 +42,9 @@ type job struct {
 	// in the kept pack, or at spillAt in the spill file.
 	spilled bool
 	spillAt int64
-	// tree: the job is the second pass over the deltas put off on the
-	// tree of entry idx, a full object (see later.go).
-	tree *forest
+	// tree: the job is the second pass over the deltas put off in the
+	// subtree of entry idx (see later.go).
+	tree *walk
 }
 
 type unpacker struct {
