@@ -41,6 +41,7 @@ func bench() error {
 	files := flag.Int("files", 3000, "source files in the generated history")
 	commits := flag.Int("commits", 2700, "commits of edits in the generated history")
 	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
+	synth := flag.Bool("synthetic", true, "measure the generated history (false: only the real history's rows)")
 	var rc realConfig
 	flag.StringVar(&rc.repo, "repo", "", "real history: a repository whose history is packed and measured too")
 	flag.StringVar(&rc.pack, "pack", "", "real history: a pack measured as it is (its history cut from it)")
@@ -48,6 +49,7 @@ func bench() error {
 	flag.StringVar(&rc.fetch, "fetch", "", "the mirror fetch, `from..to` (revisions or numbers as -rev; default -rev minus 3000\nobjects, or <rev>~100, to -rev)")
 	flag.StringVar(&rc.scale, "scale", "30000,60000,100000,160000", "the scaling curve's packs (revisions or numbers as -rev)")
 	flag.IntVar(&rc.tiny, "tiny", 50, "invocations each on a 3-object pack (0 skips it)")
+	flag.StringVar(&rc.shapes, "shapes", "revs,daemon,aggressive,sorted,depth", "with -repo or -pack, the orders a server may send the -rev pack in, each from an upstream\nserved by git daemon: explode, --keep and a mirror clone of each (\"\" skips them; see bench/shapes.go)")
 	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
 	flag.Parse()
 	self, err := os.Executable()
@@ -77,12 +79,36 @@ func bench() error {
 		fmt.Printf("runs in %s without a journaled ext4 (%v): GIT_DURABLE_FORCE_BATCH=1, batch is measured but not durable there\n", *work, err)
 	}
 
-	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", *files, *commits)
-	r.packPath = filepath.Join(*work, fmt.Sprintf("history-%d-%d.pack", *files, *commits))
+	if *synth {
+		if err := synthetic(r, *work, history{*files, *commits}, *rounds, *bigMB); err != nil {
+			return err
+		}
+	}
+	if rc.repo == "" && rc.pack == "" {
+		return nil
+	}
+	r.cleanup() // room for the real history's runs
+	rc.rounds = *rounds
+	if rc.helper == "" {
+		rc.helper = filepath.Join(filepath.Dir(binPath), "git-remote-durable")
+	}
+	if rc.pack != "" {
+		if rc.pack, err = filepath.Abs(rc.pack); err != nil {
+			return err
+		}
+	}
+	return realHistory(r, rc)
+}
+
+// synthetic measures every variant on the generated history's pack and
+// prints the table and the targets.
+func synthetic(r *runner, work string, h history, rounds, bigMB int) error {
+	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", h.files, h.commits)
+	r.packPath = filepath.Join(work, fmt.Sprintf("history-%d-%d.pack", h.files, h.commits))
 	if _, err := os.Stat(r.packPath); err != nil {
-		src := filepath.Join(*work, "src")
+		src := filepath.Join(work, "src")
 		os.RemoveAll(src)
-		pack, err := generate(src, history{*files, *commits})
+		pack, err := generate(src, h)
 		if err != nil {
 			return err
 		}
@@ -108,7 +134,7 @@ func bench() error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("reference unpack: %v\n%s", err, out)
 	}
-	r.sizes = filepath.Join(*work, "sizes.txt")
+	r.sizes = filepath.Join(work, "sizes.txt")
 	objects, err := writeSizes(filepath.Join(repo, "objects"), r.sizes)
 	if err != nil {
 		return err
@@ -121,7 +147,7 @@ func bench() error {
 	fmt.Printf("unpacked: %d objects, the largest %d bytes\n", objects, largest)
 
 	vs := variants()
-	results, err := rotate(r, vs, *rounds, objects, false)
+	results, err := rotate(r, vs, rounds, objects, false)
 	if err != nil {
 		return err
 	}
@@ -130,26 +156,13 @@ func bench() error {
 		return err
 	}
 	var big []sample
-	if *bigMB > 0 {
-		if big, err = bigBlob(r, *bigMB); err != nil {
+	if bigMB > 0 {
+		if big, err = bigBlob(r, bigMB); err != nil {
 			return err
 		}
 	}
-	report(os.Stdout, vs, results, objects, largest, sys, big, *bigMB)
-	if rc.repo == "" && rc.pack == "" {
-		return nil
-	}
-	r.cleanup() // room for the real history's runs
-	rc.rounds = *rounds
-	if rc.helper == "" {
-		rc.helper = filepath.Join(filepath.Dir(binPath), "git-remote-durable")
-	}
-	if rc.pack != "" {
-		if rc.pack, err = filepath.Abs(rc.pack); err != nil {
-			return err
-		}
-	}
-	return realHistory(r, rc)
+	report(os.Stdout, vs, results, objects, largest, sys, big, bigMB)
+	return nil
 }
 
 func newBar(n int) *progressbar.ProgressBar {

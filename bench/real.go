@@ -14,6 +14,7 @@ type realConfig struct {
 	fetch      string // "<from>..<to>" of the incremental fetch
 	scale      string // the points of the scaling curve
 	tiny       int    // invocations on the 3-object pack
+	shapes     string // the server shapes measured (serverShapes)
 	rounds     int
 	helper     string // git-remote-durable
 }
@@ -109,10 +110,18 @@ func realHistory(r *runner, c realConfig) error {
 	t := &targets{}
 	t.explode(st)
 
+	var clone *transfers // of the main selection: the revs shape's
 	if len(fromSel.revs) == 0 || len(toSel.revs) == 0 {
 		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
-	} else if err := cloneFetch(r, c, src, fromSel, toSel, t); err != nil {
+	} else if tr, err := cloneFetch(r, c, src, fromSel, toSel, t); err != nil {
 		return err
+	} else if toSel.label == mainSel.label {
+		clone = &tr
+	}
+	if c.shapes != "" {
+		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
+			return err
+		}
 	}
 	if c.tiny > 0 {
 		ours, git, traced, err := tinyRuns(r, c.tiny)
@@ -135,51 +144,52 @@ func realHistory(r *runner, c realConfig) error {
 }
 
 // cloneFetch measures the mirror clone of to, and the fetch from a mirror
-// of from to to, through git daemon on loopback, ours and git alternating.
-func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) error {
+// of from to to, through git daemon on loopback, ours and git alternating,
+// and returns the clone's samples.
+func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) (transfers, error) {
 	base := filepath.Join(r.work, "upstreams")
 	os.RemoveAll(base)
 	defer os.RemoveAll(base)
 	if err := os.MkdirAll(base, 0o755); err != nil {
-		return err
+		return transfers{}, err
 	}
 	if err := makeUpstream(src, base, "from.git", fromSel); err != nil {
-		return err
+		return transfers{}, err
 	}
 	if err := makeUpstream(src, base, "to.git", toSel); err != nil {
-		return err
+		return transfers{}, err
 	}
 	want, err := gitOut(filepath.Join(base, "to.git"), "rev-parse", "refs/heads/main")
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	fetched, err := countObjects(src, toSel, fromSel)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	d, err := startDaemon(base)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	defer d.stop()
 	shim, err := helperShim(base, c.helper)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	tr := &transfer{r: r, shim: shim, wantMain: want}
 	clone, err := tr.rounds(d.url("to.git"), c.rounds, "clone")
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	tr.base = filepath.Join(base, "mirror-from.git")
 	if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
-		return err
+		return transfers{}, err
 	}
 	fetch, err := tr.rounds(d.url("to.git"), c.rounds, "fetch")
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	fmt.Printf("\nmirror clone of %s and fetch %s → %s (%d objects) from git daemon on 127.0.0.1; %d rounds\n\n", toSel.label, fromSel.label, toSel.label, fetched, c.rounds)
 	t.transfers(os.Stdout, clone, fetch)
-	return nil
+	return clone, nil
 }

@@ -59,7 +59,7 @@ func table(w io.Writer, vs []variant, st map[string]stats) {
 		if v.base != "" {
 			ratio = fmt.Sprintf("%.2f× %s", s.wall/st[v.base].wall, v.base)
 		}
-		work := " |  |  "
+		work := "  |  | "
 		if s.inflated > 0 {
 			work = fmt.Sprintf(" %.3f | %.3f | %.1f", s.inflated, s.patched, s.reread)
 		}
