@@ -7,18 +7,22 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// The second pass of a kept pack. A delta whose base entry is done but has
-// left the cache is not resolved when it arrives: reading the base back
-// from the pack would mean inflating and applying its whole chain again,
-// for every such delta, and how often that happens would depend on the
-// order the server wrote its pack in. The delta is put off instead, and so
-// is every delta on it that arrives later. Once the stream has ended, the
-// deltas put off are resolved tree by tree, as git index-pack resolves
-// them all: from the full object at the root of each tree, down the
-// entries that lead to them, each base kept only while the walk is below
-// it. Each entry on those paths is read back and applied once more, each
+// The second pass. A delta whose base entry is done but has left the cache
+// is not resolved when it arrives: reading the base back would mean, from
+// a kept pack, inflating and applying its whole chain again, and, from
+// the loose objects of an exploded one, inflating the base again, for
+// every such delta; how often that happens would depend on the order the
+// server wrote its pack in. The delta is put off instead, and so is every
+// delta on it that arrives later. Once the stream has ended, the deltas put
+// off are resolved tree by tree, as git index-pack resolves them all: a
+// kept pack's from the full object at the root of each tree, down the
+// entries that lead to them; an exploded pack's from the nearest base
+// done, one loose object. Each base is kept only while the walk is below
+// it. Each entry on the way down is read back and applied once more, each
 // delta put off is applied once; the trees are independent, and the
-// workers share them out.
+// workers share them out. The data of the deltas put off is held within
+// laterMax; past it, a kept pack's is read back from the pack, an exploded
+// pack's goes to the spill file.
 
 // laterMax bounds the delta data held in memory by the deltas put off,
 // each counted with laterEntry for its bookkeeping; the data of the others
@@ -40,25 +44,50 @@ var errLater = errors.New("delta put off to the second pass")
 
 // laterDeltas are the deltas put off to the second pass.
 type laterDeltas struct {
-	n     int
-	data  map[int32][]byte // some of their data, within laterMax
-	bytes int64
+	n       int
+	data    map[int32][]byte // some of their data, within laterMax
+	bytes   int64
+	spilled map[int32]int64 // exploded: where the data of the others is in the spill file
 }
 
 // putOff puts the delta j off to the second pass, keeping its data if it
-// fits within laterMax. u.mu must be held.
+// fits within laterMax, else, exploded, writing it to the spill file (or
+// keeping it if that fails, as park does). u.mu must be held.
 func (u *unpacker) putOff(j *job) {
 	u.entries.at(j.idx).later = true
 	u.later.n++
-	cost := int64(len(j.data)) + laterEntry
-	if j.spilled || u.later.bytes+cost > laterMax {
+	defer u.reserveLater()
+	if j.spilled {
+		u.laterSpilled(j.idx, j.spillAt)
 		return
+	}
+	cost := int64(len(j.data)) + laterEntry
+	if u.later.bytes+cost > laterMax {
+		if u.kept != nil {
+			return // read back from the pack
+		}
+		if off, err := u.spill.put(j.data); err == nil {
+			u.laterSpilled(j.idx, off)
+			return
+		}
 	}
 	if u.later.data == nil {
 		u.later.data = map[int32][]byte{}
 	}
 	u.later.data[j.idx] = j.data
 	u.later.bytes += cost
+}
+
+// laterSpilled records where in the spill file the data of entry k is
+// (nothing for a kept pack, whose entries are read back from it).
+func (u *unpacker) laterSpilled(k int32, off int64) {
+	if u.kept != nil {
+		return
+	}
+	if u.later.spilled == nil {
+		u.later.spilled = map[int32]int64{}
+	}
+	u.later.spilled[k] = off
 }
 
 // laterDelta returns the delta data of entry k, kept or read back.
@@ -69,16 +98,21 @@ func (u *unpacker) laterDelta(k int32) ([]byte, error) {
 		delete(u.later.data, k)
 		u.later.bytes -= int64(len(data)) + laterEntry
 	}
+	off, spilled := u.later.spilled[k]
 	u.mu.Unlock()
-	if ok {
+	switch {
+	case ok:
 		return data, nil
+	case spilled:
+		return u.spill.reread(&job{idx: k, spilled: true, spillAt: off})
 	}
 	return u.kept.delta(&job{idx: k})
 }
 
 // forest is what the second pass walks of the pack's delta trees: every
 // entry put off, and every entry on the way down to one from the full
-// object at the root of its tree.
+// object at the root of its tree (kept) or from the nearest base done
+// (exploded).
 type forest struct {
 	roots []int32 // the largest trees first
 	edges []edge  // by base; for each base, kids without kids first
@@ -107,7 +141,7 @@ func (u *unpacker) plant() *forest {
 		for x := i; !u.entries.at(x).needed; {
 			e := u.entries.at(x)
 			e.needed = true
-			if e.base < 0 {
+			if e.base < 0 || u.kept == nil && e.done {
 				f.roots = append(f.roots, x)
 				break
 			}
@@ -149,16 +183,17 @@ func (f *forest) kids(k int32) []edge {
 }
 
 // secondPass resolves the deltas put off, the trees shared out among the
-// workers, and returns when all are done.
+// workers one by one (in batches, the largest trees would go to one
+// worker), and returns when all are done.
 func (u *unpacker) secondPass() {
 	if u.later.n == 0 {
 		return
 	}
 	f := u.plant()
 	for _, r := range f.roots {
-		u.submit(&job{idx: r, tree: &walk{f: f}})
+		u.wg.Add(1)
+		u.jobs <- []*job{{idx: r, tree: &walk{f: f}}}
 	}
-	u.dispatch()
 	u.wg.Wait()
 }
 
@@ -188,7 +223,7 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
 	f, typ, data := w.f, w.typ, w.data
 	if data == nil {
 		var err error
-		if typ, data, err = u.kept.rd.ObjectAt(u.offsetOf(root)); err != nil {
+		if typ, data, err = u.derive(root); err != nil {
 			u.fail(err)
 			return
 		}
@@ -211,7 +246,7 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
 		base := top.data
 		var err error
 		if base == nil { // dropped on the way down: derived again
-			if _, base, err = u.kept.rd.ObjectAt(u.offsetOf(top.idx)); err != nil {
+			if _, base, err = u.derive(top.idx); err != nil {
 				u.fail(err)
 				return
 			}
@@ -238,6 +273,31 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
 			}
 		}
 	}
+}
+
+// derive returns the data of entry k, done: cached, held back (--strict),
+// or read back, from the kept pack (its chain applied again) or from the
+// store.
+func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
+	u.mu.Lock()
+	id := u.entries.at(k).id
+	u.mu.Unlock()
+	if typ, data, ok := u.cache.Get(id); ok {
+		return typ, data, nil
+	}
+	if u.kept != nil {
+		return u.kept.rd.ObjectAt(u.offsetOf(k))
+	}
+	if u.held != nil {
+		if typ, data, ok := u.held.get(id); ok {
+			return typ, data, nil
+		}
+	}
+	typ, data, err := u.dest.read(id)
+	if err != nil {
+		return object.Bad, nil, &BaseError{ID: id, Err: err}
+	}
+	return typ, data, nil
 }
 
 // handOff gives the subtree of entry k to another worker if the queue has

@@ -21,15 +21,37 @@ func (u *unpacker) reserved() {
 	}
 }
 
-// reserveLater tells Options.Reserve of the room the second pass of a
-// kept pack may take: the deltas put off, and the bases each worker's walk
-// holds. Without it, the garbage collector would run all the more often as
-// they fill it, for no less memory.
+// laterRoom is the room the second pass may take: the deltas put off, and
+// the bases each worker's walk holds.
+func (u *unpacker) laterRoom() int64 { return laterMax + int64(u.opts.Workers)*walkMax }
+
+// laterStep is the step in which an exploded pack reserves the data of the
+// deltas it put off.
+const laterStep = 1 << 20
+
+// reserveLater tells Options.Reserve of what the second pass holds. A kept
+// pack reserves all its room as the first delta is put off: its pipeline
+// holds the bases of the whole pack in its cache, and with the soft limit
+// below what the run really held, the collector ran every few MiB
+// allocated, for no less memory. An exploded pack, which holds less and
+// must stay within 64 MiB and its largest object, reserves the data its
+// deltas put off hold, as it grows. u.mu must be held.
 func (u *unpacker) reserveLater() {
-	if u.opts.Reserve != nil {
-		n := laterMax + int64(u.opts.Workers)*walkMax
+	if u.opts.Reserve == nil {
+		return
+	}
+	want := u.later.bytes
+	if u.kept != nil {
+		want = u.laterRoom()
+	}
+	for u.laterHeld < want {
+		n := int64(laterStep)
+		if u.kept != nil {
+			n = want
+		}
 		u.opts.Reserve(n)
 		u.reservedBytes += n
+		u.laterHeld += n
 	}
 }
 

@@ -73,8 +73,10 @@ type unpacker struct {
 	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
-	// reservedBytes: given to opts.Reserve for entries (see reserve.go).
+	// reservedBytes: given to opts.Reserve for entries and the second
+	// pass (see reserve.go).
 	reservedBytes int64
+	laterHeld     int64 // of reservedBytes, for the second pass
 	err           error // first fatal error
 	errored       bool  // Recover skipped something
 
@@ -122,7 +124,6 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 			return Result{}, errors.Join(err, u.tx.End())
 		}
 		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
-		u.reserveLater()
 		ropts.Tee = pd
 		if opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
@@ -141,7 +142,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	trailerErr := u.read(r)
 	u.dispatch()
 	u.wg.Wait()
-	if u.kept != nil && u.firstErr() == nil {
+	if u.firstErr() == nil {
 		u.secondPass()
 	}
 	close(u.jobs)

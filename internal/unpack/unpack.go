@@ -72,9 +72,9 @@ type Options struct {
 	// Reserve, when set, is told of the memory the run holds for the
 	// whole of its length and that grows with the pack (what it records
 	// of each entry), in steps of some KiB as entries arrive, and of the
-	// room a kept pack's second pass may take (the deltas put off, the
-	// bases its walks hold), as the run starts; with a negative n, of its
-	// release as Run returns.
+	// room the second pass may take (the deltas put off, the bases its
+	// walks hold), as the first delta is put off; with a negative n, of
+	// its release as Run returns.
 	// cli.ReserveMemory raises the soft memory limit by as much.
 	Reserve func(n int64)
 	// UnpackLimit, when positive, keeps the pack only if it declares at

@@ -101,13 +101,13 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil
 	}
-	if u.kept != nil && j.base >= 0 {
-		return object.Bad, nil, errLater // a base of the kept pack: never read back here
-	}
 	if u.held != nil {
 		if typ, data, ok := u.held.get(id); ok {
 			return typ, data, nil
 		}
+	}
+	if j.base >= 0 {
+		return object.Bad, nil, errLater // an entry that left the cache: not read back here
 	}
 	typ, data, err := u.dest.read(id)
 	if err != nil {
