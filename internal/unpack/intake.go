@@ -26,6 +26,7 @@ func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
 			u.fail(err)
 			return nil
 		}
+		u.holdBack()
 		if u.firstErr() != nil {
 			return nil
 		}
@@ -174,6 +175,7 @@ func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 	}
 	u.waiting[k] = append(u.waiting[k], j)
 	u.park(j)
+	u.countWait(j, k)
 	return false
 }
 
@@ -186,6 +188,9 @@ const (
 
 // submit queues a job for the workers, within the memory budget.
 func (u *unpacker) submit(j *job) {
+	u.mu.Lock()
+	u.entries.at(j.idx).flight = true
+	u.mu.Unlock()
 	n := int64(len(j.data))
 	if !u.budget.tryAcquire(n) {
 		u.dispatch() // what waits in the batch must be able to finish

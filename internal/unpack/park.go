@@ -55,6 +55,7 @@ func (u *unpacker) park(j *job) {
 
 // unpark is called, with u.mu held, as j stops waiting.
 func (u *unpacker) unpark(j *job) {
+	u.unwait(j)
 	if !j.spilled {
 		u.parked -= int64(len(j.data))
 	}

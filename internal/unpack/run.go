@@ -22,11 +22,14 @@ type entry struct {
 	id   object.ID
 	typ  object.Type // the resolved object's type, once done
 	done bool
-	// later: a delta of a kept pack put off to the second pass (see
-	// later.go); needed marks it and its bases there.
+	// later: a delta put off to the second pass (see later.go); needed
+	// marks it and its bases there.
 	later, needed bool
-	crc           uint32 // of the raw entry, when the pack is kept
-	base          int32  // a delta's base entry; -1 for a full object or a base outside the pack
+	// flight: its job went to the workers; counted: a delta waiting for
+	// a base in flight (see lead.go).
+	flight, counted bool
+	crc             uint32 // of the raw entry, when the pack is kept
+	base            int32  // a delta's base entry; -1 for a full object or a base outside the pack
 }
 
 // job is one unit of work for a worker: a full object to hash and write, or
@@ -70,6 +73,7 @@ type unpacker struct {
 	spill    *spill                       // where an exploded pack's deltas spill
 	kept     *packDest                    // the kept pack, whose deltas may be put off
 	later    laterDeltas                  // deltas put off to the second pass
+	lead     lead                         // the reader's lead over the workers
 	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
@@ -112,6 +116,12 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
+	u.lead.wake = sync.NewCond(&u.mu)
+	defer context.AfterFunc(ctx, func() {
+		u.mu.Lock()
+		u.lead.wake.Broadcast()
+		u.mu.Unlock()
+	})()
 	var ld *looseDest
 	var pd *packDest
 	if opts.Keep == nil {
@@ -247,6 +257,7 @@ func (u *unpacker) fail(err error) {
 	if u.err == nil {
 		u.err = err
 	}
+	u.lead.wake.Broadcast() // a reader held back stops
 	u.mu.Unlock()
 }
 

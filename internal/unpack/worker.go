@@ -78,6 +78,9 @@ func (u *unpacker) redirect(j *job, err error) redirection {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	// No longer in flight: what waits for it may wait for more input.
+	u.entries.at(j.idx).flight = false
+	u.uncount(j.idx)
 	if k, ok := u.entries.find(j.baseID); ok {
 		if u.toEntry(j, k) {
 			return ready
