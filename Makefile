@@ -1,28 +1,63 @@
 # git-durable — durable git object writes.
 PREFIX ?= /usr/local
 GO     ?= go
+# git runs "git unpack-durable" and the helper of durable:: URLs from its
+# exec-path before PATH: make install links both there, so that they work
+# wherever git runs — cron too, whose PATH=/usr/bin:/bin lacks
+# /usr/local/bin. GITEXECDIR= (empty) installs without the links.
+GITEXECDIR ?= $(shell git --exec-path 2>/dev/null)
 BIN    := bin
 CMDS   := $(BIN)/git-unpack-durable $(BIN)/git-remote-durable
+MANDIR ?= $(PREFIX)/share/man
+MANS   := docs/git-unpack-durable.1 docs/git-remote-durable.1
+# --version says it (a go install of a tagged module knows its own).
+VERSION ?= $(shell git describe --tags --always 2>/dev/null)
+LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/internal/cli.version=$(VERSION)")
+# What the binaries are built from: they are rebuilt only when one of these
+# changed, so that "sudo make install" after "make" needs no Go in root's
+# PATH.
+SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fuzz bench install demo clean
+.PHONY: all build test vet fuzz bench install uninstall demo clean FORCE
 
 all: build
 
 build: $(CMDS)
 
-$(BIN)/git-unpack-durable: FORCE
-	$(GO) build -o $@ ./cmd/unpack
+$(BIN)/git-unpack-durable: $(SOURCES) $(BIN)/.version
+	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-unpack-durable
 
-$(BIN)/git-remote-durable: FORCE
-	$(GO) build -o $@ ./cmd/git-remote-durable
+$(BIN)/git-remote-durable: $(SOURCES) $(BIN)/.version
+	$(GO) build $(LDFLAGS) -o $@ ./cmd/git-remote-durable
+
+# The version the binaries say: rewritten (and so rebuilding them) only
+# when git describe says something new, never emptied where it says
+# nothing (no git, or a checkout git will not read).
+$(BIN)/.version: FORCE
+	@mkdir -p $(BIN)
+	@if [ -n '$(VERSION)' ] && [ "$$(cat $@ 2>/dev/null)" != '$(VERSION)' ]; then echo '$(VERSION)' >$@; fi; [ -e $@ ] || : >$@
 
 FORCE:
+
+# The other systems the durability policy claims: each must build and vet
+# clean, and its test binaries must build (CROSS_TEST); CROSS_BUILD only
+# builds and vets (the BSDs and illumos run the fsync fallback by design).
+CROSS_TEST  ?= windows darwin freebsd
+CROSS_BUILD ?= openbsd netbsd illumos
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
-	GOOS=darwin $(GO) vet ./batch ./loose ./cmd/...
-	GOOS=windows $(GO) vet ./batch ./loose ./cmd/...
+	@for os in $(CROSS_TEST) $(CROSS_BUILD); do \
+		echo "GOOS=$$os: build, vet"; \
+		GOOS=$$os $(GO) build ./... && GOOS=$$os $(GO) vet ./... || exit 1; \
+	done
+	@for os in $(CROSS_TEST); do \
+		echo "GOOS=$$os: test binaries"; \
+		for p in $$(GOOS=$$os $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+			GOOS=$$os $(GO) test -c -o /dev/null $$p || exit 1; \
+		done; \
+	done
 
 # The tests build the binaries themselves and drive real git.
 test: vet
@@ -50,12 +85,38 @@ bench: build
 	$(GO) build -o $(BIN)/bench ./bench
 	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
 
+# The exec-path links are checked first, so that a failure leaves nothing
+# half installed: the directory must be writable, and a file there that is
+# not a link (one of git's own, or a copy put there by hand) is never
+# replaced.
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+ifneq ($(GITEXECDIR),)
+	@for c in $(notdir $(CMDS)); do \
+		f=$(DESTDIR)$(GITEXECDIR)/$$c; \
+		if [ -e "$$f" ] && [ ! -L "$$f" ]; then echo "make install: $$f is not a link; not replacing it (GITEXECDIR= installs without the links)" >&2; exit 1; fi; \
+	done
+	@if [ -d $(DESTDIR)$(GITEXECDIR) ] && [ ! -w $(DESTDIR)$(GITEXECDIR) ]; then \
+		echo "make install: cannot write to git's exec-path $(DESTDIR)$(GITEXECDIR) (GITEXECDIR= installs without the links)" >&2; exit 1; \
+	fi
+endif
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
+ifneq ($(GITEXECDIR),)
+	install -d $(DESTDIR)$(GITEXECDIR)
+	for c in $(notdir $(CMDS)); do ln -sf $(abspath $(PREFIX))/bin/$$c $(DESTDIR)$(GITEXECDIR)/$$c || exit 1; done
+endif
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(CMDS))) $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANS)))
+ifneq ($(GITEXECDIR),)
+	for c in $(notdir $(CMDS)); do \
+		if [ -L $(DESTDIR)$(GITEXECDIR)/$$c ]; then rm -f $(DESTDIR)$(GITEXECDIR)/$$c; fi; \
+	done
+endif
 
 demo: build
-	@scripts/demo.sh
+	@BIN='$(abspath $(BIN))' scripts/demo.sh
 
 clean:
 	rm -rf $(BIN)

@@ -24,6 +24,17 @@
 // Flushing any other file would not do: ext4 and xfs commit on fsync only up
 // to the transaction that last touched the file being synced.
 //
+// On ext4 with fast commits (or where they cannot be ruled out) an fsync of
+// a regular file is a fast commit, which the kernel's recovery cannot always
+// replay; there every full flush is an fsync of a directory, a full journal
+// commit (Kind.DirCommit): the batch's one flush syncs the directory of the
+// object renamed last. Any user can learn whether they are on, on Linux 6.18
+// and later (EXT4_IOC_GET_TUNE_SB_PARAM); elsewhere root reads the
+// superblock, and other users get "fast_commit unknown". Where such a
+// filesystem is also not sound (journal_async_commit), a directory commit
+// may flush nothing, and each object also gets an fdatasync for the cache
+// flush.
+//
 // Where the scheme is not sound (btrfs, filesystems not known to order data
 // writeout before a later journal commit, systems without writeout-only
 // sync) the batch falls back to a full flush of every object before its

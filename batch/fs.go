@@ -54,6 +54,11 @@ type File interface {
 	// Sync flushes the file's data and metadata to stable storage, device
 	// caches included.
 	Sync() error
+	// DataSync is Sync without the metadata that reading the data back
+	// does not need, such as timestamps (fdatasync; Sync where the system
+	// has no such call). On a file already written out and committed it
+	// is the device cache flush alone.
+	DataSync() error
 	// Chmod changes the file's permission bits.
 	Chmod(perm fs.FileMode) error
 	// Close closes the file. It does not sync.

@@ -63,6 +63,13 @@ func (f *fdFile) Sync() error {
 	return nil
 }
 
+func (f *fdFile) DataSync() error {
+	if err := dataSyncFd(f.fd); err != nil {
+		return &os.PathError{Op: "fdatasync", Path: f.name, Err: err}
+	}
+	return nil
+}
+
 func (f *fdFile) Chmod(perm fs.FileMode) error {
 	mode := uint32(perm.Perm())
 	if perm&fs.ModeSetgid != 0 {

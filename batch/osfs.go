@@ -38,7 +38,14 @@ func (osFS) Rename(oldname, newname string) error { return rename(oldname, newna
 
 func (osFS) Remove(name string) error { return os.Remove(name) }
 
-func (osFS) Kind(name string) Kind { return KindOf(fsKind(name)) }
+// Kind is KindOf the filesystem's name, except on a system without a
+// writeout-only sync, where no filesystem makes the batch scheme sound.
+func (osFS) Kind(name string) Kind {
+	if noWriteout != "" {
+		return Kind{Name: fsKind(name), Reason: noWriteout}
+	}
+	return KindOf(fsKind(name))
+}
 
 func (osFS) Flush(name string) error { return flushPath(name) }
 

@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noWriteout is empty: this system has a writeout-only sync.
+const noWriteout = ""
+
 // writeoutFd is git's FSYNC_WRITEOUT_ONLY on macOS: plain fsync, which
 // sends the data to the drive without flushing the drive's cache.
 func writeoutFd(fd int, name string) error {
@@ -19,14 +22,20 @@ func writeoutFd(fd int, name string) error {
 // without waiting for it.
 func startWriteoutFd(fd int) error { return nil }
 
-// fullSyncFd is F_FULLFSYNC, falling back to fsync where the filesystem
-// does not support it (as os.File.Sync does).
+// fullSyncFd is F_FULLFSYNC, which flushes the drive's cache too. Only
+// where the filesystem or device does not support it does a plain fsync
+// stand in (as os.File.Sync does on ENOTSUP); any other error, an I/O
+// error first, is returned (fullSync).
 func fullSyncFd(fd int) error {
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0); err == nil {
-		return nil
-	}
-	return unix.Fsync(fd)
+	return fullSync(func() error {
+		_, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0)
+		return err
+	}, func() error { return unix.Fsync(fd) })
 }
+
+// dataSyncFd is fullSyncFd: macOS has no fdatasync that flushes the
+// drive's cache.
+func dataSyncFd(fd int) error { return fullSyncFd(fd) }
 
 func fsKind(name string) string {
 	var st unix.Statfs_t

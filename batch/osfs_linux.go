@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noWriteout is empty: this system has a writeout-only sync.
+const noWriteout = ""
+
 // writeoutFd is git's FSYNC_WRITEOUT_ONLY on Linux: sync_file_range over
 // the whole file with WAIT_BEFORE|WRITE|WAIT_AFTER, so that it returns only
 // when the data has reached the device (not its cache).
@@ -41,6 +44,15 @@ func fullSyncFd(fd int) error {
 	err := unix.Fsync(fd)
 	for err == unix.EINTR {
 		err = unix.Fsync(fd)
+	}
+	return err
+}
+
+// dataSyncFd is fdatasync.
+func dataSyncFd(fd int) error {
+	err := unix.Fdatasync(fd)
+	for err == unix.EINTR {
+		err = unix.Fdatasync(fd)
 	}
 	return err
 }

@@ -16,6 +16,9 @@ var procNtFlushBuffersFileEx = windows.NewLazySystemDLL("ntdll.dll").NewProc("Nt
 // without a metadata update or a device cache flush.
 const flushFileDataOnly = 0x1
 
+// noWriteout is empty: this system has a writeout-only sync.
+const noWriteout = ""
+
 // writeout is git's FSYNC_WRITEOUT_ONLY on Windows (compat/win32/flush.c).
 func writeout(f *os.File) error {
 	if procNtFlushBuffersFileEx.Find() != nil {

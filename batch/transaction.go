@@ -90,7 +90,8 @@ func (tx *Transaction) Commit(f File, final string) error {
 }
 
 // End makes the batch durable. On the batch path the object renamed last is
-// the Last one: it gets the single full flush, after its rename. On the
+// the Last one: it gets the single full flush, after its rename (its
+// directory does, where the filesystem's Kind asks for DirCommit). On the
 // fsync and fallback paths every directory that received a new name is
 // flushed, and the parent of every directory the batch created. It must be
 // called after every Commit has returned, also after a failed one, so that
@@ -105,11 +106,11 @@ func (tx *Transaction) End() error {
 	case PathNone, PathWriteoutOnly:
 		return nil
 	case PathBatch:
-		return tx.p.flush(tx.last, false)
+		return tx.p.flushLast(tx.last)
 	}
 	if tx.wroteOut {
 		// The fallback began mid-batch: commit what was written out.
-		if err := tx.p.flush(tx.last, false); err != nil {
+		if err := tx.p.flushLast(tx.last); err != nil {
 			return err
 		}
 	}

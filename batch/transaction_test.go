@@ -91,6 +91,40 @@ flushdir /o/00
 flushdir /o/01
 `, 0, 6},
 		{batch.Batch, "btrfs", batch.PathFallback, "", 0, 6},
+		// Fast commits: every full flush is a directory's, a full commit.
+		{batch.Batch, "ext4 with fast_commit", batch.PathBatch, `mkdir /o/00
+writeout /o/00/tmp_0
+close /o/00/tmp_0
+rename /o/00/obj0
+mkdir /o/01
+writeout /o/01/tmp_1
+close /o/01/tmp_1
+rename /o/01/obj1
+writeout /o/00/tmp_2
+close /o/00/tmp_2
+rename /o/00/obj2
+flushdir /o/00
+`, 3, 1},
+		{batch.Batch, "ext4, fast_commit unknown", batch.PathBatch, "", 3, 1},
+		{batch.Fsync, "ext4 with fast_commit", batch.PathFsync, `mkdir /o/00
+writeout /o/00/tmp_0
+flushdir /o/00
+close /o/00/tmp_0
+rename /o/00/obj0
+mkdir /o/01
+writeout /o/01/tmp_1
+flushdir /o/01
+close /o/01/tmp_1
+rename /o/01/obj1
+writeout /o/00/tmp_2
+flushdir /o/00
+close /o/00/tmp_2
+rename /o/00/obj2
+flushdir /o
+flushdir /o/00
+flushdir /o/01
+`, 3, 6},
+		{batch.Batch, "ext4 with journal_async_commit and fast_commit", batch.PathFallback, "", 3, 9},
 		{batch.WriteoutOnly, "ext4", batch.PathWriteoutOnly, "", 3, 0},
 		{batch.None, "ext4", batch.PathNone, "", 0, 0},
 	}
@@ -106,7 +140,7 @@ flushdir /o/01
 		if st.Path != tt.path || st.WriteoutOnly != tt.wo || st.HardwareFlush != tt.flu {
 			t.Errorf("%v on %s: stats %+v", tt.method, tt.kind, st)
 		}
-		if tt.path == batch.PathFallback && !strings.Contains(st.Reason, "btrfs") {
+		if tt.path == batch.PathFallback && !strings.Contains(st.Reason, tt.kind) {
 			t.Errorf("fallback reason %q", st.Reason)
 		}
 	}

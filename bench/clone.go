@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -139,7 +138,7 @@ func (t *transfer) run(url string, ours bool) (sample, int64, error) {
 	if r.force {
 		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
 	}
-	syscall.Sync()
+	syncAll()
 	time.Sleep(time.Second)
 	s, err := r.timed(cmd)
 	if err != nil {

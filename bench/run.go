@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -135,7 +134,7 @@ func (r *runner) measure(v variant) (sample, error) {
 		return sample{}, err
 	}
 	r.last = repo
-	syscall.Sync() // start every run with no dirty data of the one before
+	syncAll() // start every run with no dirty data of the one before
 	time.Sleep(time.Second)
 	in, err := os.Open(r.packPath)
 	if err != nil {
@@ -168,9 +167,8 @@ func (r *runner) timed(cmd *exec.Cmd) (sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("%v\n%s", err, stderr.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	s.rssKB = ru.Maxrss
+	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	s.rssKB = maxRSSKB(cmd.ProcessState)
 	if rssFile != "" {
 		b, _ := os.ReadFile(rssFile)
 		s.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)

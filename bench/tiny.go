@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -65,7 +64,7 @@ func tinyRuns(r *runner, n int) (ours, git []float64, traced []sample, err error
 			}
 			cmd := r.command(v, repo)
 			cmd.Stdin = bytes.NewReader(p)
-			syscall.Sync()
+			syncAll()
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
 			wall := time.Since(start).Seconds()

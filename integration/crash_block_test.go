@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,13 +29,24 @@ type recorded struct {
 // it returns, and unmounts. The scenario wants every object of the pack.
 func recordUnpack(t *testing.T, env []string, fsys blocktest.FS, pack []byte, config ...string) recorded {
 	t.Helper()
+	return recordUnpackAs(t, "", env, fsys, pack, config...)
+}
+
+// recordUnpackAs is recordUnpack with the unpack run as the user as asks
+// (asUserEnv; "" runs it as the test's own user).
+func recordUnpackAs(t *testing.T, as string, env []string, fsys blocktest.FS, pack []byte, config ...string) recorded {
+	t.Helper()
 	want := packIDs(t, env, pack)
 	s := blocktest.Start(t, fsys)
 	repo := filepath.Join(s.Root, "repo.git")
 	gittest.Git(t, env, s.Root, "init", "-q", "--bare", "-b", "main", repo)
+	name, args, cmdEnv := "git", append(config, "unpack-durable", "--stats"), env
+	if as != "" {
+		name, args, cmdEnv = asUser(t, as, env, nil, []string{repo}, name, args...)
+	}
 	syncfs(t, s.Root)
 	s.Rec.Mark("start")
-	c := gittest.Exec(t, env, repo, pack, "git", append(config, "unpack-durable", "--stats")...)
+	c := gittest.Exec(t, cmdEnv, repo, pack, name, args...)
 	s.Rec.Mark("done")
 	if c.Code != 0 {
 		t.Fatalf("git-unpack-durable: exit %d\n%s", c.Code, c.Stderr)
@@ -73,22 +83,6 @@ func packIDs(t *testing.T, env []string, pack []byte) []string {
 	gittest.GitIn(t, env, scratch, pack, "unpack-objects", "-q")
 	out := gittest.Git(t, env, scratch, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
 	return strings.Fields(out)
-}
-
-// statsLine returns the --stats JSON line of stderr.
-func statsLine(t *testing.T, stderr []byte) map[string]any {
-	t.Helper()
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "{") {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatalf("stats line %q: %v", line, err)
-			}
-			return m
-		}
-	}
-	t.Fatalf("no stats line in\n%s", stderr)
-	return nil
 }
 
 // syncfs flushes the filesystem holding dir.

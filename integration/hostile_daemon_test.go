@@ -44,6 +44,12 @@ type lie struct {
 	// resp rewrites each packet of upload-pack's answer to the request
 	// (flush is a packet of "" with flush true); nil keeps the bytes.
 	resp func(pkt string, flush bool) []pktOut
+	// report replaces the report of a push (see serveReceive).
+	report func(real []string, emit func(line string))
+	// pack, when set, is sent instead of upload-pack's answer: a pack
+	// upload-pack could not make (it walks what it packs), for refs the
+	// advertisement names.
+	pack []byte
 }
 
 // pktOut is one packet the server sends.
@@ -89,6 +95,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 	d.mu.Lock()
 	d.reqs = append(d.reqs, req)
 	d.mu.Unlock()
+	if strings.HasPrefix(req, "git-receive-pack ") {
+		d.serveReceive(c, in)
+		return
+	}
 	if !strings.HasPrefix(req, "git-upload-pack ") {
 		return
 	}
@@ -125,6 +135,11 @@ func (d *hostileDaemon) serve(c net.Conn) {
 		stdin.Close()
 		return
 	}
+	if d.lie.pack != nil {
+		stdin.Close()
+		answerPack(in, c, d.lie.pack)
+		return
+	}
 	go func() { io.Copy(stdin, in); stdin.Close() }()
 	if d.lie.resp == nil {
 		io.Copy(c, out)
@@ -143,6 +158,55 @@ func (d *hostileDaemon) serve(c net.Conn) {
 			return
 		}
 	}
+}
+
+// answerPack reads a v0 request (wants, then rounds of haves, each ended
+// by a flush, then "done"), answers every round of haves with NAK, as a
+// server that has none of them, and "done" with NAK and the pack, in
+// side-band packets when the first want asked for them.
+func answerPack(in *bufio.Reader, c net.Conn, pack []byte) {
+	w := bufio.NewWriter(c)
+	band, flushes := 0, 0
+	for {
+		p, flush, err := readPkt(in)
+		if err != nil {
+			return
+		}
+		switch {
+		case flush:
+			if flushes++; flushes > 1 {
+				writePkt(w, "NAK\n", false)
+				w.Flush()
+			}
+			continue
+		case strings.HasPrefix(p, "want ") && band == 0:
+			band = -1
+			for _, c := range strings.Fields(p) {
+				switch c {
+				case "side-band-64k":
+					band = 65515
+				case "side-band":
+					band = max(band, 999)
+				}
+			}
+		}
+		if strings.TrimSpace(p) == "done" {
+			break
+		}
+	}
+	writePkt(w, "NAK\n", false)
+	if band <= 0 {
+		w.Write(pack)
+		w.Flush()
+		return
+	}
+	for len(pack) > 0 {
+		n := min(band, len(pack))
+		writePkt(w, "\x01"+string(pack[:n]), false)
+		pack = pack[n:]
+	}
+	writePkt(w, "", true)
+	w.Flush()
 }
 
 // readPkt reads one pkt-line: its payload, or flush for "0000".

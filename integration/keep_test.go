@@ -196,7 +196,7 @@ func TestKeepStraceOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Objects != 4 || rep.Writeouts < 4 || !strings.HasSuffix(rep.Flushed, ".idx") {
+	if rep.Objects != 4 || rep.Writeouts < 4 || !strings.HasSuffix(rep.LastRename, ".idx") {
 		t.Errorf("%+v", rep)
 	}
 	gittest.Fsck(t, env, repo)

@@ -5,8 +5,10 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +24,9 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if code, ok := wrapped(); ok {
+		os.Exit(code) // this binary ran a command as another user
+	}
 	os.Exit(run(m))
 }
 
@@ -32,7 +37,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	for name, pkg := range map[string]string{"git-unpack-durable": "./cmd/unpack", "git-remote-durable": "./cmd/git-remote-durable"} {
+	for name, pkg := range map[string]string{"git-unpack-durable": "./cmd/git-unpack-durable", "git-remote-durable": "./cmd/git-remote-durable"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -152,4 +157,35 @@ func deltas(t testing.TB, pack []byte, f object.Format) (ofs, ref int) {
 			ref++
 		}
 	}
+}
+
+// statsLine returns the --stats JSON line of stderr.
+func statsLine(t *testing.T, stderr []byte) map[string]any {
+	t.Helper()
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("stats line %q: %v", line, err)
+			}
+			return m
+		}
+	}
+	t.Fatalf("no stats line in\n%s", stderr)
+	return nil
+}
+
+// tempFiles returns the files below dir whose names say they are
+// temporary: the unpacker's tmp_obj_*, tmp_pack_*, tmp_spill_* (and git's
+// own tmp_*), and the incoming-* quarantine of a receive-pack.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasPrefix(d.Name(), "tmp_") || strings.HasPrefix(d.Name(), "incoming-")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }

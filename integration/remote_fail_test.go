@@ -20,11 +20,11 @@ import (
 // tamper passes requests to a git http-backend and, in its failure modes,
 // damages the pack of an upload-pack response on purpose: one byte flipped
 // in the middle, the response cut in the middle, or half of it sent and
-// then nothing until the client goes away.
+// then nothing until the client goes away, or a byte a second.
 type tamper struct {
 	next    http.Handler
 	mu      sync.Mutex
-	mode    string        // "", "corrupt", "truncate", "stall"
+	mode    string        // "", "corrupt", "truncate", "stall", "trickle"
 	stalled chan struct{} // closed once a stalled response is half out
 }
 
@@ -62,6 +62,22 @@ func (tp *tamper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		close(stalled)
 		<-r.Context().Done()
+	case "trickle":
+		w.Write(body[:mid])
+		trickle(w, r, body[mid:])
+	}
+}
+
+// trickle writes data a byte a second, until the client goes away.
+func trickle(w http.ResponseWriter, r *http.Request, data []byte) {
+	for _, b := range data {
+		w.Write([]byte{b})
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(time.Second):
+		}
 	}
 }
 
@@ -200,7 +216,11 @@ func killMidFetch(t *testing.T, env []string, repo string, tp *tamper, hard bool
 	if hard {
 		sig = syscall.SIGKILL
 	}
-	if err := syscall.Kill(pid, sig); err != nil {
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Signal(sig)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {

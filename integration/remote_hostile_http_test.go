@@ -104,6 +104,12 @@ func (h *redirector) take() []hop {
 
 // noIncludeTag removes include-tag from the advertisement of next.
 func noIncludeTag(next http.Handler) http.Handler {
+	return rewriteCaps(next, func(pkt []byte) []byte { return bytes.Replace(pkt, []byte(" include-tag"), nil, 1) })
+}
+
+// rewriteCaps passes the line with the capabilities of next's
+// advertisement (GET info/refs) through f.
+func rewriteCaps(next http.Handler, f func(pkt []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/info/refs") {
 			next.ServeHTTP(w, r)
@@ -125,7 +131,7 @@ func noIncludeTag(next http.Handler) http.Handler {
 			}
 			pkt := body[4:n]
 			if !done && bytes.IndexByte(pkt, 0) >= 0 {
-				pkt, done = bytes.Replace(pkt, []byte(" include-tag"), nil, 1), true
+				pkt, done = f(pkt), true
 			}
 			fmt.Fprintf(&out, "%04x%s", len(pkt)+4, pkt)
 			body = body[n:]

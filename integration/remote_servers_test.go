@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,15 +64,14 @@ func startDaemon(t *testing.T, env []string, base string) int {
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		// Its own process group, so that the connections it forked end with it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		inGroup(cmd)
 		cmd.WaitDelay = time.Second
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
-		pgid := cmd.Process.Pid
-		t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); <-exited })
+		t.Cleanup(func() { killGroup(cmd); <-exited })
 		if listening(port, exited) {
 			return port
 		}
@@ -152,10 +150,12 @@ func requireHeader(name, value string, next http.Handler) http.Handler {
 
 // fakeSSH writes a GIT_SSH_COMMAND that runs the remote command locally,
 // as git's own test suite does, and logs its arguments to <dir>/ssh.log.
+// The remote command replaces the script's process, as ssh is one process
+// for as long as the remote command runs.
 func fakeSSH(t *testing.T, dir string) string {
 	t.Helper()
 	path := filepath.Join(dir, "fake-ssh")
-	script := "#!/bin/sh\necho \"$@\" >>" + filepath.Join(dir, "ssh.log") + "\nfor a; do last=$a; done\nexec sh -c \"$last\"\n"
+	script := "#!/bin/sh\necho \"$@\" >>" + filepath.Join(dir, "ssh.log") + "\nfor a; do last=$a; done\neval \"exec $last\"\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

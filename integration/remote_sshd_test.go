@@ -8,7 +8,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,9 +15,10 @@ import (
 )
 
 // startSSHD starts sshd on 127.0.0.1 for the current user with a key made
-// for the test, and returns the GIT_SSH_COMMAND that logs in with it and
-// the port. It skips the test, saying why, when sshd cannot run here.
-func startSSHD(t *testing.T, env []string, dir string) (string, int) {
+// for the test, and with the lines of extra added to its configuration, and
+// returns the GIT_SSH_COMMAND that logs in with it and the port. It skips
+// the test, saying why, when sshd cannot run here.
+func startSSHD(t *testing.T, env []string, dir string, extra ...string) (string, int) {
 	t.Helper()
 	sshd, err := exec.LookPath("sshd")
 	if err != nil {
@@ -51,21 +51,23 @@ func startSSHD(t *testing.T, env []string, dir string) (string, int) {
 		"StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"+
 		"PubkeyAuthentication yes\nPermitRootLogin prohibit-password\n",
 		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"))
+	for _, l := range extra {
+		conf += l + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		t.Skip("sshd does not start: ", err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	pgid := cmd.Process.Pid
-	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); <-exited })
+	t.Cleanup(func() { killGroup(cmd); <-exited })
 	if !listening(port, exited) {
 		t.Skip("sshd does not listen: ", errb.String())
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+	cli.HelperMain(func(ctx context.Context, args []string, env cli.Env) error {
 		return remote.Run(ctx, args, env, remote.Options{})
 	})
 }

@@ -29,6 +29,12 @@ type FS struct {
 	// as a boot does for a filesystem without a journal (e2fsck -fy); the
 	// image path is appended. An exit code of 4 or more is a failure.
 	Repair []string
+	// Rescue, when set, is what an administrator runs on an image that
+	// does not mount, or that Fsck finds inconsistent (e2fsck -fy); the
+	// image path is appended, and the exit codes are read as for Repair.
+	// The image stays unclean (Verdict.OK fails); the rescue tells what
+	// would be left of it (Verdict.Recovered).
+	Rescue []string
 }
 
 // Ext4 returns an ext4 of size bytes: no discard, no lazy initialization
@@ -39,7 +45,8 @@ func Ext4(size int64) FS {
 		Type: "ext4", Size: size,
 		Mkfs: []string{"mkfs.ext4", "-q", "-F", "-b", "4096",
 			"-E", "nodiscard,lazy_itable_init=0,lazy_journal_init=0"},
-		Fsck: []string{"e2fsck", "-f", "-n"},
+		Fsck:   []string{"e2fsck", "-f", "-n"},
+		Rescue: []string{"e2fsck", "-f", "-y"},
 	}
 }
 
@@ -96,13 +103,16 @@ func (fsys FS) Check(image string) error {
 	return run(append(fsys.Fsck, image)...)
 }
 
-// repair runs the Repair command on image, if there is one. Exit codes
-// below 4 mean "clean" or "errors corrected" (e2fsck's convention).
-func (fsys FS) repair(image string) error {
-	if len(fsys.Repair) == 0 {
+// repair runs the Repair command on image, if there is one.
+func (fsys FS) repair(image string) error { return fix(fsys.Repair, image) }
+
+// fix runs the command cmd on image, if there is one. Exit codes below 4
+// mean "clean" or "errors corrected" (e2fsck's convention).
+func fix(cmd []string, image string) error {
+	if len(cmd) == 0 {
 		return nil
 	}
-	args := append(append([]string{}, fsys.Repair...), image)
+	args := append(append([]string{}, cmd...), image)
 	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() < 4 {

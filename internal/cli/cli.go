@@ -28,11 +28,11 @@ type Env struct {
 	IsTerminal bool
 }
 
-// UsageError asks for the usage text and exit code 129 (or 0 on stdout for
-// an explicit -h).
+// UsageError asks for the usage text on stderr and exit code 129, as git
+// unpack-objects answers a bad option and -h alike. Usage is what follows
+// "usage: ", lines and all.
 type UsageError struct {
 	Usage string
-	Help  bool
 }
 
 func (e *UsageError) Error() string { return "usage: " + e.Usage }
@@ -52,11 +52,7 @@ func Exit(err error, stdout, stderr io.Writer) int {
 	var ge *repo.GitError
 	switch {
 	case errors.As(err, &ue):
-		if ue.Help {
-			fmt.Fprintf(stdout, "usage: %s\n", ue.Usage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "usage: %s\n", ue.Usage)
+		fmt.Fprintf(stderr, "usage: %s\n", strings.TrimRight(ue.Usage, "\n"))
 		return 129
 	case errors.As(err, &ee):
 		return ee.Code

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/term"
@@ -15,18 +18,68 @@ import (
 // out.
 type Command func(ctx context.Context, args []string, env Env) error
 
-// Main runs a command as a program: SIGINT and SIGTERM cancel its context,
+// Main runs a command as a program: SIGINT, SIGTERM and SIGHUP cancel its
+// context (so that it cleans up: a terminal closed is an interrupt too),
 // the standard streams and the environment are its Env, and its error
-// becomes git's message and exit code. It does not return.
-func Main(run Command) {
+// becomes git's message and exit code; an interrupted command exits with
+// 128 plus the signal's number, as a process the signal killed would.
+// After the first signal, the next one has its default effect. A lone
+// --version prints Version instead. It does not return.
+func Main(run Command) { runMain(run, false) }
+
+// HelperMain is Main for a program that git starts and whose work is of no
+// use once git is gone — a remote helper: its context also ends, as on
+// SIGTERM, when its parent process exits (see watchParent).
+func HelperMain(run Command) { runMain(run, true) }
+
+func runMain(run Command, child bool) {
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		fmt.Println(Version(os.Args[0]))
+		os.Exit(0)
+	}
 	limitMemory()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, caughtSignals()...)
+	var caught atomic.Int32
+	go func() {
+		if s, ok := <-sigs; ok {
+			if n, ok := s.(syscall.Signal); ok {
+				caught.Store(int32(n))
+			}
+			signal.Stop(sigs)
+			cancel()
+		}
+	}()
+	if child {
+		watchParent(cancel)
+	}
 	err := run(ctx, os.Args[1:], Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	})
-	stop()
-	os.Exit(Exit(err, os.Stdout, os.Stderr))
+	signal.Stop(sigs)
+	code := Exit(err, os.Stdout, os.Stderr)
+	if n := caught.Load(); n != 0 && errors.Is(err, context.Canceled) {
+		code = 128 + int(n)
+	}
+	cancel()
+	os.Exit(code)
+}
+
+// caughtSignals are the signals that cancel a command: SIGINT, SIGTERM and
+// SIGHUP, each unless the process started with it ignored — as under nohup,
+// or SIGINT for a background job of a shell — where the command keeps
+// ignoring it, as git does: signal.Notify would otherwise turn an ignored
+// signal into a caught one.
+func caughtSignals() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
 }
 
 // baseMemoryLimit is the soft memory limit Main sets: what the pipeline

@@ -26,11 +26,25 @@ const (
 	// own name likewise). Any name made may show up after a crash, with the
 	// data its inode had at its last fsync.
 	MP
+	// MA is a journaled filesystem whose commit record is not preceded by
+	// a device cache flush (ext4 journal_async_commit): crash states are
+	// MJ's commit points, but a writeout makes data durable only once a
+	// later cache flush completed — an fsync of a regular file, which
+	// always ends with one, or syncfs. An fsync of a directory forces a
+	// commit and counts as no flush: ext4 issues none when nothing is left
+	// to commit, and an async commit's flush comes after its record. I-b
+	// is checked with the data as of the flushes before each commit point;
+	// I-a, in each commit point from Floor on, with the data as of every
+	// flush of the run (a crash after the return comes after all of them).
+	MA
 )
 
 func (m Model) String() string {
-	if m == MP {
+	switch m {
+	case MP:
 		return "M_P"
+	case MA:
+		return "M_A"
 	}
 	return "M_J"
 }
@@ -77,7 +91,8 @@ type Report struct {
 	States  int // crash states checked
 	Objects int // object names the run published (renames, links, creates)
 	// Floor is the first commit point of a crash after the run returned:
-	// the last commit the run forced (M_J). I-a is checked from there on.
+	// the last commit the run forced (M_J, M_A). I-a is checked from there
+	// on.
 	Floor int
 	// BrokenBefore is how many object names were broken before the run.
 	BrokenBefore int
@@ -123,8 +138,8 @@ func (r *Report) String() string {
 
 // Check enumerates every crash state of the run's events under the model
 // and checks I-b in each; with opts.Expect, it checks I-a in each state a
-// crash after the return may leave (M_J: every commit point from Floor on;
-// M_P: the state where nothing but what was fsynced survived). The walk is
+// crash after the return may leave (M_J, M_A: every commit point from
+// Floor on; M_P: the state where nothing but what was fsynced survived). The walk is
 // incremental: each event changes the state of the names it touches only,
 // so a trace of n events over k objects costs O(n + k) object checks.
 // An error means the trace itself is inconsistent (a rename of a name
@@ -135,6 +150,13 @@ func Check(run []Event, opts Options) (*Report, error) {
 		return nil, err
 	}
 	w := newWalker(t, opts)
+	// Under MA, I-a is judged by a second walk whose data is what every
+	// flush of the run made durable.
+	ia := w
+	if opts.Model == MA {
+		ia = newWalker(t, opts)
+		ia.fixed(flushedData(t))
+	}
 	rep := &Report{Model: opts.Model, Events: len(t.steps), States: len(t.steps) + 1, BrokenBefore: len(w.exempt)}
 	for _, s := range t.steps {
 		if s.floor > rep.Floor && (s.Op == Flush || s.Op == Syncfs) {
@@ -149,6 +171,9 @@ func Check(run []Event, opts Options) (*Report, error) {
 	for c := 0; c <= len(t.steps); c++ {
 		if c > 0 {
 			w.apply(c-1, t.steps[c-1])
+			if ia != w {
+				ia.apply(c-1, t.steps[c-1])
+			}
 			after = t.steps[c-1].String()
 		}
 		if len(w.bad) > 0 {
@@ -158,10 +183,10 @@ func Check(run []Event, opts Options) (*Report, error) {
 			}
 		}
 		inB = len(w.bad) > 0
-		if opts.Expect != nil && opts.Model == MJ && c >= rep.Floor && len(w.missing) > 0 {
+		if opts.Expect != nil && opts.Model != MP && c >= rep.Floor && len(ia.missing) > 0 {
 			rep.BadIA++
 			if !inA {
-				rep.add("I-a", c, after, w.missing)
+				rep.add("I-a", c, after, ia.missing)
 			}
 			inA = true
 		} else {

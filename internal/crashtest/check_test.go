@@ -88,23 +88,24 @@ func TestModels(t *testing.T) {
 		b      *builder
 		then   []Event
 		mj, mp string // the invariants that must break, as Report.Broken names them
+		ma     string
 	}{
-		{"batch", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: lastFinal}}, "", "I-a, I-b"},
-		{"fsync per object and dirs", objects(n, "sync", "rename"), dirFlushes(n), "", ""},
-		{"fsync per object, no dir fsync", objects(n, "sync", "rename"), nil, "I-a", "I-a"},
-		{"no writeout", objects(n, "rename"), []Event{{Op: Flush, Path: lastFinal}}, "I-a, I-b", "I-a, I-b"},
+		{"batch", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: lastFinal}}, "", "I-a, I-b", "I-b"},
+		{"fsync per object and dirs", objects(n, "sync", "rename"), dirFlushes(n), "", "", ""},
+		{"fsync per object, no dir fsync", objects(n, "sync", "rename"), nil, "I-a", "I-a", "I-a"},
+		{"no writeout", objects(n, "rename"), []Event{{Op: Flush, Path: lastFinal}}, "I-a, I-b", "I-a, I-b", "I-a, I-b"},
 		// I-a too: the state between the last rename and its writeout is after
 		// the last forced commit (see TestWriteoutAfterRenameOneState).
-		{"writeout after rename", objects(n, "rename", "wo"), []Event{{Op: Flush, Path: lastFinal}}, "I-a, I-b", "I-a, I-b"},
-		{"no flush", objects(n, "wo", "rename"), nil, "I-a", "I-a, I-b"},
-		{"flush of the first object", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: firstFinal}}, "I-a", "I-a, I-b"},
+		{"writeout after rename", objects(n, "rename", "wo"), []Event{{Op: Flush, Path: lastFinal}}, "I-a, I-b", "I-a, I-b", "I-b"},
+		{"no flush", objects(n, "wo", "rename"), nil, "I-a", "I-a, I-b", "I-a, I-b"},
+		{"flush of the first object", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: firstFinal}}, "I-a", "I-a, I-b", "I-a, I-b"},
 		{"flush of a file made after", objects(n, "wo", "rename"),
-			[]Event{{Op: Create, Path: "/r/x"}, {Op: Flush, Path: "/r/x"}}, "", "I-a, I-b"},
+			[]Event{{Op: Create, Path: "/r/x"}, {Op: Flush, Path: "/r/x"}}, "", "I-a, I-b", "I-b"},
 		{"flush of a file made before", after([]Event{{Op: Create, Path: "/r/x"}}, n, "wo", "rename"),
-			[]Event{{Op: Flush, Path: "/r/x"}}, "I-a", "I-a, I-b"},
-		{"syncfs", objects(n, "wo", "rename"), []Event{{Op: Syncfs}}, "", "I-b"},
-		{"flush of the last directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(lastFinal)}}, "", "I-a, I-b"},
-		{"flush of the first directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(firstFinal)}}, "I-a", "I-a, I-b"},
+			[]Event{{Op: Flush, Path: "/r/x"}}, "I-a", "I-a, I-b", "I-a, I-b"},
+		{"syncfs", objects(n, "wo", "rename"), []Event{{Op: Syncfs}}, "", "I-b", "I-b"},
+		{"flush of the last directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(lastFinal)}}, "", "I-a, I-b", "I-a, I-b"},
+		{"flush of the first directory", objects(n, "wo", "rename"), []Event{{Op: Flush, Path: filepath.Dir(firstFinal)}}, "I-a", "I-a, I-b", "I-a, I-b"},
 	}
 	for _, tt := range tests {
 		for _, e := range tt.then {
@@ -113,7 +114,7 @@ func TestModels(t *testing.T) {
 		for _, m := range []struct {
 			model Model
 			want  string
-		}{{MJ, tt.mj}, {MP, tt.mp}} {
+		}{{MJ, tt.mj}, {MP, tt.mp}, {MA, tt.ma}} {
 			rep := tt.b.check(t, m.model)
 			got := rep.Broken()
 			if got != m.want {

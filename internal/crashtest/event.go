@@ -104,7 +104,7 @@ func FromMemfs(evs []memfstest.Event) []Event {
 			}
 		case memfstest.OpWriteout:
 			e.Op = Writeout
-		case memfstest.OpSync, memfstest.OpFlush:
+		case memfstest.OpSync, memfstest.OpDataSync, memfstest.OpFlush:
 			e.Op = Flush
 		case memfstest.OpFlushDir:
 			e.Op, e.Inode = Flush, 0

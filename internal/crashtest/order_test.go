@@ -18,6 +18,8 @@ func trace(steps ...string) string {
 		"rename":   `1 renameat(AT_FDCWD</r>, "/r/objects/ab/tmp_obj_1", AT_FDCWD</r>, "/r/objects/ab/cdef0123456789abcdef0123456789abcdef01") = 0`,
 		"fsync":    `1 fsync(6</r/objects/ab/cdef0123456789abcdef0123456789abcdef01>) = 0`,
 		"fsynctmp": `1 fsync(5</r/objects/ab/tmp_obj_1>) = 0`,
+		"fsyncdir": `1 fsync(6</r/objects/ab>) = 0`,
+		"fsyncup":  `1 fsync(6</r/objects>) = 0`,
 		"split":    "1 sync_file_range(5</r/objects/ab/tmp_obj_1>, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER <unfinished ...>\n2 close(7</x>) = 0\n1 <... sync_file_range resumed>) = 0",
 	}
 	var b strings.Builder
@@ -35,6 +37,8 @@ func TestCheckOrder(t *testing.T) {
 		err   string
 	}{
 		{"batch", trace("writeout", "close", "rename", "fsync"), ""},
+		{"directory commit", trace("writeout", "close", "rename", "fsyncdir"), ""},
+		{"another directory", trace("writeout", "close", "rename", "fsyncup"), "renamed last"},
 		{"split lines", trace("split", "close", "rename", "fsync"), ""},
 		{"no writeout", trace("close", "rename", "fsync"), "without a completed writeout"},
 		{"async writeout only", trace("async", "close", "rename", "fsync"), "without a completed writeout"},

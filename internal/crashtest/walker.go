@@ -26,6 +26,12 @@ type walker struct {
 	expect  map[string]bool
 	missing map[string]string // expected names absent or broken → why
 
+	// M_A: the writeouts that wait for a cache flush (inode → bytes), and
+	// whether durable holds the run's final flushed data instead (the I-a
+	// walk), which no event then changes.
+	pending map[int]int64
+	frozen  bool
+
 	// M_P: when each name was bound and each directory made and fsynced.
 	boundAt   map[string]int
 	madeAt    map[string]int
@@ -38,13 +44,14 @@ func newWalker(t *resolved, opts Options) *walker {
 		names: map[string]int{}, byIno: map[int]map[string]bool{}, written: map[int]int64{},
 		durable: map[int]int64{}, final: map[int][]byte{}, checked: map[[3]int64]string{},
 		exempt: map[string]bool{}, bad: map[string]string{}, expect: map[string]bool{}, missing: map[string]string{},
-		boundAt: map[string]int{}, madeAt: map[string]int{}, flushedAt: map[string]int{}, syncfsAt: -1}
+		pending: map[int]int64{}, boundAt: map[string]int{}, madeAt: map[string]int{}, flushedAt: map[string]int{}, syncfsAt: -1}
 	for _, s := range t.initial {
 		w.apply(-1, s)
 	}
 	for _, ino := range w.names {
 		w.durable[ino] = w.written[ino]
 	}
+	clear(w.pending)
 	for p := range w.names {
 		if w.update(p); w.bad[p] != "" {
 			delete(w.bad, p)
@@ -68,13 +75,20 @@ func (w *walker) apply(i int, s step) {
 	case Write:
 		w.written[s.ino] += s.Len
 	case Writeout:
-		if w.model == MJ {
+		switch w.model {
+		case MJ:
 			w.writeout(s.ino)
+		case MA:
+			w.pending[s.ino] = w.written[s.ino]
 		}
 	case Flush:
-		if s.dir {
+		switch {
+		case s.dir:
 			w.flushedAt[s.Path] = i
-		} else {
+		case w.model == MA:
+			w.pending[s.ino] = w.written[s.ino]
+			w.cacheFlush()
+		default:
 			w.writeout(s.ino)
 		}
 	case Syncfs:
@@ -82,6 +96,7 @@ func (w *walker) apply(i int, s step) {
 		for ino := range w.written {
 			w.writeout(ino)
 		}
+		clear(w.pending)
 	case Rename, Link:
 		w.bind(i, s.Path2, s.ino)
 		if s.Op == Rename {
@@ -116,14 +131,68 @@ func (w *walker) unbind(p string) {
 }
 
 // writeout makes an inode's data durable as written so far.
-func (w *walker) writeout(ino int) {
-	if d, ok := w.durable[ino]; ok && d == w.written[ino] {
+func (w *walker) writeout(ino int) { w.makeDurable(ino, w.written[ino]) }
+
+// makeDurable makes the first n bytes of an inode's data durable.
+func (w *walker) makeDurable(ino int, n int64) {
+	if d, ok := w.durable[ino]; w.frozen || ok && d == n {
 		return
 	}
-	w.durable[ino] = w.written[ino]
+	w.durable[ino] = n
 	for p := range w.byIno[ino] {
 		w.update(p)
 	}
+}
+
+// cacheFlush makes every pending writeout durable (M_A).
+func (w *walker) cacheFlush() {
+	for ino, n := range w.pending {
+		w.makeDurable(ino, n)
+	}
+	clear(w.pending)
+}
+
+// fixed makes durable the data given per inode, for the rest of the walk.
+func (w *walker) fixed(data map[int]int64) {
+	for ino, n := range data {
+		w.makeDurable(ino, n)
+	}
+	w.frozen = true
+}
+
+// flushedData returns, per inode, the data that the cache flushes of the
+// whole run made durable under M_A: as of its last writeout before the
+// last flush (an fsync of a file, or syncfs) that followed it.
+func flushedData(t *resolved) map[int]int64 {
+	written, pending, durable := map[int]int64{}, map[int]int64{}, map[int]int64{}
+	for _, s := range t.initial {
+		if s.Op == Write {
+			written[s.ino] += s.Len
+		}
+	}
+	flush := func() {
+		for ino, n := range pending {
+			durable[ino] = n
+		}
+		clear(pending)
+	}
+	for _, s := range t.steps {
+		switch {
+		case s.Op == Write:
+			written[s.ino] += s.Len
+		case s.Op == Writeout, s.Op == Flush && !s.dir:
+			pending[s.ino] = written[s.ino]
+			if s.Op == Flush {
+				flush()
+			}
+		case s.Op == Syncfs:
+			for ino, n := range written {
+				pending[ino] = n
+			}
+			flush()
+		}
+	}
+	return durable
 }
 
 // update re-checks the object name p. A name exempt from I-b (broken
@@ -162,6 +231,8 @@ func (w *walker) why(p string, ino int) string {
 	d, ok := w.durable[ino]
 	if !ok && w.model == MP {
 		return "its data was never fsynced: empty or partial"
+	} else if !ok && w.model == MA {
+		return "no cache flush after a writeout of its data: empty or partial"
 	} else if !ok {
 		return "no writeout of its data before: empty or partial"
 	}

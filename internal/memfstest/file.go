@@ -43,6 +43,8 @@ func (f *file) Writeout() error { return f.do(Event{Op: OpWriteout}, nil) }
 
 func (f *file) Sync() error { return f.do(Event{Op: OpSync}, nil) }
 
+func (f *file) DataSync() error { return f.do(Event{Op: OpDataSync}, nil) }
+
 func (f *file) Chmod(perm fs.FileMode) error {
 	return f.do(Event{Op: OpChmod}, func(n *inode) { n.mode = perm })
 }

@@ -23,7 +23,8 @@ const (
 	OpCreate   Op = "create"
 	OpWrite    Op = "write"
 	OpWriteout Op = "writeout"
-	OpSync     Op = "sync" // full flush of an open file
+	OpSync     Op = "sync"     // full flush of an open file
+	OpDataSync Op = "datasync" // full flush of an open file's data
 	OpClose    Op = "close"
 	OpRename   Op = "rename"
 	OpMkdir    Op = "mkdir"

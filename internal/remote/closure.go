@@ -7,40 +7,54 @@ import (
 	"unsafe"
 
 	"github.com/git-durable/git-durable/internal/fsck"
-	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
 // closure checks, while a pack is unpacked, that what arrived is connected:
-// every object that an object of the pack points at is in the pack or
-// already in the store, and every wanted object arrived or was there. This
-// is what lets the helper answer connectivity-ok to a clone, as git's
-// index-pack --check-self-contained-and-connected does. Memory grows with
-// the number of objects received; reserve, when set, is told of it.
+// every object that an object of the pack points at is in the pack, of the
+// type the link says (a commit's tree a tree, its parents commits, a tree's
+// directories trees and files blobs, a tag's object of the tag's "type"),
+// and every wanted object arrived. This is what lets the helper answer
+// connectivity-ok to a clone, as git's index-pack
+// --check-self-contained-and-connected does. As there, a link to an object
+// outside the pack (one in the repository already, a clone with
+// --reference) is not checked but left to git: the helper does not claim
+// connectivity, and git's own walk reads the object and its type. Memory
+// grows with the number of objects received; reserve, when set, is told
+// of it.
 //
 // A clone of real history points at the same objects again and again (each
 // version of a directory lists all its entries), so the links of an object
 // are first looked up, without the lock, in its worker's small cache of
-// ids known to be recorded; only the others reach the shared set.
+// ids known to be recorded with that type; only the others reach the
+// shared set.
 type closure struct {
-	format  object.Format
 	reserve func(n int64)
+	format  object.Format
 	seed    uint64    // odd; spreads ids over a recent cache
 	walks   sync.Pool // of *walk, one per worker in use
 
 	mu       sync.Mutex
-	ids      map[object.ID]bool // received (true), or only pointed at (false)
-	bad      bool               // an object whose links did not parse
+	ids      map[object.ID]kind // each id received or pointed at
+	bad      bool               // links that did not parse, or types that disagree
 	unsaid   int64              // ids added since reserve was last told
 	reserved int64              // bytes reserve was told of
 }
 
+// kind is what the closure knows of an id: the object's type (from the
+// object itself or from the first link to it), and whether it arrived.
+type kind uint8
+
+const arrived kind = 0x80
+
+func (k kind) typ() object.Type { return object.Type(k &^ arrived) }
+
 // perID is what an id in closure.ids holds: key and value, twice over for
 // the room that map growth leaves.
-const perID = 2 * int64(unsafe.Sizeof(object.ID{})+1)
+const perID = 2 * int64(unsafe.Sizeof(object.ID{})+unsafe.Sizeof(kind(0)))
 
 func newClosure(f object.Format) *closure {
-	c := &closure{format: f, seed: rand.Uint64() | 1, ids: map[object.ID]bool{}}
+	c := &closure{format: f, seed: rand.Uint64() | 1, ids: map[object.ID]kind{}}
 	c.walks.New = func() any { return &walk{seed: c.seed} }
 	return c
 }
@@ -50,7 +64,7 @@ func newClosure(f object.Format) *closure {
 func (c *closure) add(id object.ID, typ object.Type, data []byte) {
 	if typ == object.Blob {
 		c.mu.Lock()
-		c.record(id, true)
+		c.record(id, kind(typ)|arrived)
 		c.mu.Unlock()
 		return
 	}
@@ -58,7 +72,7 @@ func (c *closure) add(id object.ID, typ object.Type, data []byte) {
 	links, err := fsck.AppendLinks(w.links[:0], typ, data, c.format)
 	fresh := links[:0]
 	for _, l := range links {
-		if !w.known(&l.ID) {
+		if !w.known(&l.ID, l.Type) {
 			fresh = append(fresh, l)
 		}
 	}
@@ -66,14 +80,14 @@ func (c *closure) add(id object.ID, typ object.Type, data []byte) {
 	if err != nil {
 		c.bad = true
 	}
-	c.record(id, true)
+	c.record(id, kind(typ)|arrived)
 	for _, l := range fresh {
-		c.record(l.ID, false)
+		c.record(l.ID, kind(l.Type))
 	}
 	c.mu.Unlock()
-	w.remember(&id)
+	w.remember(&id, typ)
 	for i := range fresh {
-		w.remember(&fresh[i].ID)
+		w.remember(&fresh[i].ID, fresh[i].Type)
 	}
 	w.links = links[:0]
 	if cap(links) > maxPooledLinks {
@@ -82,15 +96,21 @@ func (c *closure) add(id object.ID, typ object.Type, data []byte) {
 	c.walks.Put(w)
 }
 
-// record notes an id received, or pointed at if it is not known yet.
-// c.mu must be held.
-func (c *closure) record(id object.ID, received bool) {
-	if seen, ok := c.ids[id]; ok && (seen || !received) {
-		return
-	} else if !ok {
+// record notes an id received, or pointed at, with the type k says; a
+// type other than the one already known for the id makes the pack bad: a
+// link to an object of the wrong type is not a link. c.mu must be held.
+func (c *closure) record(id object.ID, k kind) {
+	seen, ok := c.ids[id]
+	switch {
+	case !ok:
 		c.unsaid++
+	case seen.typ() != k.typ():
+		c.bad = true
+		return
+	case seen&arrived != 0 || k&arrived == 0:
+		return
 	}
-	c.ids[id] = received
+	c.ids[id] = k
 	if c.reserve != nil && c.unsaid >= 1024 {
 		c.reserve(c.unsaid * perID)
 		c.reserved += c.unsaid * perID
@@ -109,26 +129,22 @@ func (c *closure) release() {
 	c.ids, c.reserved = nil, 0
 }
 
-// connected reports whether nothing is missing once the pack is in: the
-// objects pointed at but not received, and the wanted ones, must be in the
-// store.
-func (c *closure) connected(store *loose.Store, wants []object.ID) bool {
+// connected reports whether the pack is self-contained and connected once
+// it is in: every link parsed, every object pointed at and every wanted
+// one arrived, and each link named its object's type.
+func (c *closure) connected(wants []object.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.bad {
 		return false
 	}
-	inStore := func(id object.ID) bool {
-		ok, err := store.Has(id)
-		return ok && err == nil
-	}
-	for id, received := range c.ids {
-		if !received && !inStore(id) {
+	for _, k := range c.ids {
+		if k&arrived == 0 {
 			return false
 		}
 	}
 	for _, w := range wants {
-		if !c.ids[w] && !inStore(w) {
+		if c.ids[w]&arrived == 0 {
 			return false
 		}
 	}
@@ -136,12 +152,14 @@ func (c *closure) connected(store *loose.Store, wants []object.ID) bool {
 }
 
 // A walk is what a worker reuses from one object to the next: the slice
-// of links, and a direct-mapped cache of ids recorded in closure.ids. An
-// id found in the cache is recorded; a miss says nothing.
+// of links, and a direct-mapped cache of ids recorded in closure.ids with
+// their types. An id found in the cache with the type a link says is
+// recorded with that type; a miss says nothing.
 type walk struct {
 	links  []fsck.Link
 	seed   uint64
 	recent [1 << recentBits]object.ID
+	types  [1 << recentBits]object.Type
 }
 
 const (
@@ -149,14 +167,20 @@ const (
 	maxPooledLinks = 1 << 14 // links kept for reuse, at most
 )
 
-func (w *walk) slot(id *object.ID) *object.ID {
+func (w *walk) slot(id *object.ID) int {
 	b := id.Bytes()
 	if len(b) < 8 {
-		return &w.recent[0]
+		return 0
 	}
-	return &w.recent[(binary.LittleEndian.Uint64(b)*w.seed)>>(64-recentBits)]
+	return int((binary.LittleEndian.Uint64(b) * w.seed) >> (64 - recentBits))
 }
 
-func (w *walk) known(id *object.ID) bool { return *w.slot(id) == *id }
+func (w *walk) known(id *object.ID, t object.Type) bool {
+	i := w.slot(id)
+	return w.recent[i] == *id && w.types[i] == t
+}
 
-func (w *walk) remember(id *object.ID) { *w.slot(id) = *id }
+func (w *walk) remember(id *object.ID, t object.Type) {
+	i := w.slot(id)
+	w.recent[i], w.types[i] = *id, t
+}

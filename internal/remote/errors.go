@@ -19,6 +19,10 @@ import (
 // git's words where git has some, naming the upstream without credentials
 // and with every known secret removed.
 func (h *helper) describe(err error) string {
+	if te := h.cut.last(); te != nil {
+		// go-git does not always wrap a read error it passes on.
+		return h.red.scrub(te.describe(h.url))
+	}
 	return h.red.scrub(describe(err, h.url))
 }
 
@@ -31,15 +35,20 @@ func describe(err error, url string) string {
 		se *unpack.StrictError
 	)
 	if errors.As(err, &se) {
-		return se.Msg // git's index-pack words; see strictLines
+		return se.Msg // git's index-pack words; see errorLines
+	}
+	if msg, ok := describeHTTP(err, url); ok {
+		return msg // before the pack: a read of the pack cut short
 	}
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)
-		text := make([]string, len(lines))
-		for i, l := range lines {
-			text[i] = l.Text
+		if unpack.Local(pe.err) {
+			// Nothing was wrong with the pack: git's words for a full
+			// disk, a read-only filesystem, a permission, an interrupt;
+			// its error() lines come first (see errorLines).
+			return lines[len(lines)-1].Text
 		}
-		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(text, ": "))
+		return fmt.Sprintf("bad pack from '%s': %s", url, joinText(lines))
 	}
 	if re, ok := asRedirect(err); ok {
 		// git's words: curl did not follow, the redirect is an error status.
@@ -100,13 +109,33 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
 
-// strictLines are the lines git prints with error() before the fatal line
-// of an fsck refusal (the reason a commit or tag does not parse); the
-// checks' own findings are printed as they are made.
-func strictLines(err error) []string {
+// joinText is the texts of lines on one line.
+func joinText(lines []unpack.Message) string {
+	text := make([]string, len(lines))
+	for i, l := range lines {
+		text[i] = l.Text
+	}
+	return strings.Join(text, ": ")
+}
+
+// errorLines are the lines git prints with error() before the fatal line:
+// of an fsck refusal (the reason a commit or tag does not parse; the
+// checks' own findings are printed as they are made), or of a local
+// failure to write what was received ("insufficient permission for
+// adding an object to repository database ./objects").
+func errorLines(err error) []string {
 	var se *unpack.StrictError
-	if !errors.As(err, &se) {
+	if errors.As(err, &se) {
+		return se.Lines
+	}
+	pe, ok := isPackError(err)
+	if !ok || !unpack.Local(pe.err) {
 		return nil
 	}
-	return se.Lines
+	var out []string
+	lines, _ := unpack.Describe(pe.err)
+	for _, l := range lines[:len(lines)-1] {
+		out = append(out, l.Text)
+	}
+	return out
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -80,8 +79,9 @@ type execSession struct {
 	stdout  *bufio.Reader
 	stderr  *tail
 	adv     *packp.AdvRefs
-	sink    refSink // takes the refs while the advertisement is read
-	used    bool    // a request was sent
+	sink    refSink               // takes the refs while the advertisement is read
+	used    bool                  // a request was sent
+	report  func(io.Reader) error // reads receive-pack's report (setReport)
 
 	once    sync.Once
 	waitErr error
@@ -174,6 +174,10 @@ func (s *execSession) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	return resp, nil
 }
 
+// setReport makes ReceivePack hand the report (side-band demultiplexed)
+// to decode instead of go-git's decoder, and return no report of its own.
+func (s *execSession) setReport(decode func(io.Reader) error) { s.report = decode }
+
 // ReceivePack sends the commands and the pack and reads the report.
 func (s *execSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
 	if _, err := s.AdvertisedReferencesContext(ctx); err != nil {
@@ -187,11 +191,13 @@ func (s *execSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 	if !req.Capabilities.Supports(capability.ReportStatus) {
 		return nil, s.Close()
 	}
-	var r io.Reader = s.stdout
-	if req.Capabilities.Supports(capability.Sideband64k) {
-		d := sideband.NewDemuxer(sideband.Sideband64k, r)
-		d.Progress = req.Progress
-		r = d
+	r := demux(s.stdout, req)
+	if s.report != nil {
+		if err := s.report(r); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return nil, s.Close()
 	}
 	report := packp.NewReportStatus()
 	if err := report.Decode(r); err != nil {
@@ -205,7 +211,8 @@ func (s *execSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 
 // Close ends the command: a flush when no request was sent (upload-pack
 // then exits), then the end of its input; a command that does not exit
-// within 10 seconds is killed. A non-zero exit is an error.
+// within 10 seconds is killed (within killDelay once the helper's context
+// has ended: see command). A non-zero exit is an error.
 func (s *execSession) Close() error {
 	if !s.used && s.adv != nil {
 		s.stdin.Write(pktline.FlushPkt)
@@ -228,6 +235,9 @@ func (s *execSession) wait() error {
 		case <-time.After(10 * time.Second):
 			s.cmd.Process.Kill()
 			s.waitErr = <-done
+		}
+		if errors.Is(s.waitErr, exec.ErrWaitDelay) {
+			s.waitErr = nil // it exited 0; something it started keeps its stderr
 		}
 		if s.waitErr != nil {
 			if msg := s.stderr.lastLine(); msg != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,7 @@ func (h *helper) fetch(cmds []string) error {
 		}
 	}
 	h.batchN++
+	tips := wants // what the refs git asked for point at
 	r, err := h.repository()
 	if err != nil {
 		return err
@@ -48,7 +50,7 @@ func (h *helper) fetch(cmds []string) error {
 	}
 	reply := ""
 	if len(wants) > 0 {
-		rcv, err := h.fetchPack(r.GitDir, wants, haves)
+		rcv, err := h.fetchPack(r.GitDir, wants, haves, tips)
 		if err != nil {
 			return err
 		}
@@ -62,8 +64,9 @@ func (h *helper) fetch(cmds []string) error {
 	return h.write(reply + "\n")
 }
 
-// fetchPack asks the upstream for wants and receives the pack.
-func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (received, error) {
+// fetchPack asks the upstream for wants and receives the pack; tips are
+// what every ref git asked for points at.
+func (h *helper) fetchPack(gitDir string, wants, haves, tips []plumbing.Hash) (received, error) {
 	up := h.up
 	h.up = nil // a v0 session serves one request
 	if up == nil {
@@ -92,6 +95,9 @@ func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (receive
 		return received{}, err
 	}
 	defer resp.Close()
+	if err := checkUnshallow(shallow, resp); err != nil {
+		return received{}, err
+	}
 	var in io.Reader = resp
 	rl := h.relay()
 	defer rl.flush()
@@ -113,17 +119,28 @@ func (h *helper) fetchPack(gitDir string, wants, haves []plumbing.Hash) (receive
 	if err != nil {
 		return received{}, err
 	}
-	// What follows the pack (a flush in side-band mode) must end cleanly.
-	if _, err := io.Copy(io.Discard, io.LimitReader(sr, 1<<20)); err != nil {
-		return received{}, err
-	}
-	if err := resp.Close(); err != nil {
-		return received{}, err
-	}
-	if err := h.updateShallow(gitDir, shallow, resp, up.refs); err != nil {
+	if err := h.afterPack(sr, resp, gitDir, shallow, up.refs, tips); err != nil {
+		// git is not told of the .keep: remove it, as git fetch does
+		// when it fails, so that the pack is not pinned for ever.
+		if rcv.lock != "" {
+			os.Remove(rcv.lock)
+		}
 		return received{}, err
 	}
 	return rcv, nil
+}
+
+// afterPack finishes a fetch whose pack is in: what follows the pack (a
+// flush in side-band mode) must end cleanly, and the shallow boundary is
+// recorded.
+func (h *helper) afterPack(rest io.Reader, resp *packp.UploadPackResponse, gitDir string, shallow []plumbing.Hash, ar *packp.AdvRefs, tips []plumbing.Hash) error {
+	if _, err := io.Copy(io.Discard, io.LimitReader(rest, 1<<20)); err != nil {
+		return err
+	}
+	if err := resp.Close(); err != nil {
+		return err
+	}
+	return h.updateShallow(gitDir, shallow, resp, ar, tips)
 }
 
 // uploadRequest builds the want/have request from what the upstream

@@ -1,56 +1,59 @@
 package remote
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
 // newHTTPClient is the HTTP client for one remote, with git's settings for
-// its URL: http.sslVerify (GIT_SSL_NO_VERIFY), http.sslCAInfo
-// (GIT_SSL_CAINFO), the proxy and http.followRedirects. headers names the
-// extra headers a redirect to another host must drop.
-func newHTTPClient(hc httpConfig, scheme string, getenv func(string) string, red *redactor, headers []string) (*http.Client, error) {
+// its URL: TLS (newTLSConfig), the proxy, http.curloptResolve,
+// http.lowSpeedLimit and http.lowSpeedTime, http.version, http.userAgent
+// and http.followRedirects; the settings it cannot honour refuse the run
+// (checkUnsupported). headers names the extra headers a redirect to
+// another host must drop; cut records a request failed as curl would.
+func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *redactor, headers []string, cut *transferLog, warn func(string)) (*http.Client, error) {
+	lookup := func(k string) (string, bool) { return lookupEnv(env, k) }
+	if err := checkUnsupported(hc, lookup); err != nil {
+		return nil, err
+	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{}
-	verify, err := hc.bool("sslVerify", true)
+	var err error
+	if tr.TLSClientConfig, err = newTLSConfig(hc, lookup, warn); err != nil {
+		return nil, err
+	}
+	resolve, err := resolveSetting(hc)
 	if err != nil {
 		return nil, err
 	}
-	if !verify || getenv("GIT_SSL_NO_VERIFY") != "" {
-		tr.TLSClientConfig.InsecureSkipVerify = true
-	}
-	caInfo := ""
-	if e, ok := hc.get("sslCAInfo"); ok {
-		caInfo = e.Value
-	}
-	if v := getenv("GIT_SSL_CAINFO"); v != "" {
-		caInfo = v
-	}
-	if caInfo != "" {
-		// As curl's CURLOPT_CAINFO: these authorities, not the system's.
-		b, err := os.ReadFile(caInfo)
-		if err != nil {
-			return nil, fmt.Errorf("unable to read the CA bundle '%s': %v", caInfo, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("no certificate in the CA bundle '%s'", caInfo)
-		}
-		tr.TLSClientConfig.RootCAs = pool
-	}
-	if tr.Proxy, err = proxyFunc(hc, scheme, getenv, red); err != nil {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second} // http.DefaultTransport's
+	tr.DialContext = resolve.dialer(dialer.DialContext)
+	proxy, err := proxyFunc(hc, scheme, env.Getenv, red)
+	if err != nil {
 		return nil, err
+	}
+	tr.Proxy = guardProxy(proxy, hc, lookup, tr.TLSClientConfig.VerifyConnection != nil, resolve, warn)
+	httpVersion(hc, tr, warn)
+	var rt http.RoundTripper = curlErrors{tr, cut}
+	limit, secs, err := lowSpeedSettings(hc, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 {
+		rt = &lowSpeed{next: rt, cut: cut, limit: limit, period: time.Duration(secs) * time.Second, tick: lowSpeedTick}
+	}
+	if ua, ok := agentSetting(hc, lookup); ok {
+		rt = userAgent{next: rt, ua: ua}
 	}
 	follow := "initial"
 	if e, ok := hc.get("followRedirects"); ok && e.Value != "initial" {
@@ -64,7 +67,7 @@ func newHTTPClient(hc httpConfig, scheme string, getenv func(string) string, red
 		follow = map[bool]string{true: "true", false: "false"}[v]
 	}
 	rp := &redirectPolicy{follow: follow, headers: headers}
-	return &http.Client{Transport: tr, CheckRedirect: rp.check}, nil
+	return &http.Client{Transport: rt, CheckRedirect: rp.check}, nil
 }
 
 // redirectPolicy is http.followRedirects, and what a redirect to another

@@ -21,10 +21,15 @@ import (
 // each ref to the sink as it arrives, and gives go-git an advertisement of
 // the first ref alone with the capabilities and shallow lines — all that
 // the fetch that follows needs from it.
+//
+// It also hands the response to a push (POST …/git-receive-pack) to report
+// while sendPack has set it, and gives go-git an empty response, which it
+// takes for no report at all: go-git keeps every line of a report.
 type advertTap struct {
-	next http.RoundTripper
-	sink refSink // for the next advertisement only
-	used bool    // the sink took an advertisement
+	next   http.RoundTripper
+	sink   refSink               // for the next advertisement only
+	used   bool                  // the sink took an advertisement
+	report func(io.Reader) error // reads a push's report (side-band and all)
 }
 
 // maxErrorBody bounds what is read of an error response's body: go-git
@@ -33,7 +38,7 @@ type advertTap struct {
 const maxErrorBody = 64 << 10
 
 // RoundTrip passes every request on, bounds the body of an answer that is
-// not a success, and taps the one list waits for.
+// not a success, and taps the one list waits for and a push's report.
 func (t *advertTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
@@ -41,6 +46,10 @@ func (t *advertTap) RoundTrip(req *http.Request) (*http.Response, error) {
 			io.Reader
 			io.Closer
 		}{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
+	}
+	if err == nil && t.report != nil && req.Method == http.MethodPost && resp.StatusCode == http.StatusOK &&
+		strings.HasSuffix(req.URL.Path, "/git-receive-pack") {
+		return t.tapReport(resp)
 	}
 	if err != nil || t.sink == nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
 		!strings.HasSuffix(req.URL.Path, "/info/refs") || req.URL.Query().Get("service") != "git-upload-pack" ||
@@ -128,4 +137,16 @@ func pktReader(payload []byte) io.Reader {
 	var b bytes.Buffer
 	pktline.NewEncoder(&b).Encode(payload)
 	return &b
+}
+
+// tapReport hands the response to a push to report and gives go-git an
+// empty one in its place; a report that could not be read is report's to
+// tell (sendPack asks it).
+func (t *advertTap) tapReport(resp *http.Response) (*http.Response, error) {
+	t.report(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(nil))
+	resp.ContentLength = 0
+	resp.Header.Del("Content-Length")
+	return resp, nil
 }

@@ -2,14 +2,9 @@ package remote
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -127,7 +122,10 @@ func (h *helper) list(forPush bool) error {
 			return err
 		}
 		h.up = up
-		if up != nil && !up.streamed {
+		switch {
+		case up != nil && up.streamed:
+			lw.end()
+		case up != nil:
 			ar = up.refs
 		}
 	}
@@ -142,86 +140,4 @@ func (h *helper) list(forPush bool) error {
 // not pass on to git.
 func (h *helper) funnyRef(name string) {
 	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", maskName(name), h.url)
-}
-
-// writeRefs lists an advertisement held in maps (go-git's sessions, and
-// receive-pack's) through a listWriter, sorted by name: HEAD first when
-// head is set, then every ref, each annotated tag followed by "<peeled>
-// <tag>^{}".
-func writeRefs(w *bufio.Writer, ar *packp.AdvRefs, head bool, funny func(string)) {
-	l := &listWriter{w: w, funny: funny, noHead: !head}
-	if head && ar.Head != nil {
-		l.ref(ar, []byte("HEAD"), *ar.Head)
-	}
-	names := make([]string, 0, len(ar.References))
-	for name := range ar.References {
-		if name != "HEAD" {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		l.ref(ar, []byte(name), ar.References[name])
-		if p, ok := ar.Peeled[name]; ok {
-			l.ref(ar, []byte(name+"^{}"), p)
-		}
-	}
-	if head && !l.started {
-		l.ref(ar, nil, plumbing.ZeroHash) // an upstream with HEAD only as a symref
-	}
-}
-
-// listWriter writes refs to git as the advertisement is read: HEAD first,
-// as "@<target> HEAD" when the upstream names a valid target, then each
-// valid ref and peeled tag; a name that is not valid (validRef) is never
-// written, funny is told of it instead, and a symref to such a name is
-// dropped, as git drops it.
-type listWriter struct {
-	w       *bufio.Writer
-	url     string
-	funny   func(string)
-	noHead  bool // list for-push: no HEAD line
-	started bool
-	head    bool // HEAD was written
-}
-
-// ref writes one advertised ref; a nil name only starts the list.
-func (l *listWriter) ref(ar *packp.AdvRefs, name []byte, id plumbing.Hash) error {
-	if !l.started {
-		l.started = true
-		if err := checkFormat(ar, l.url); err != nil {
-			return err
-		}
-		l.head = l.noHead
-		for _, v := range ar.Capabilities.Get(capability.SymRef) {
-			from, to, ok := strings.Cut(v, ":")
-			if !ok || from != "HEAD" || l.head {
-				continue
-			}
-			if !validRef(to) {
-				l.funny(to)
-				continue
-			}
-			fmt.Fprintf(l.w, "@%s HEAD\n", to)
-			l.head = true
-		}
-	}
-	if name == nil {
-		return nil
-	}
-	if string(name) == "HEAD" {
-		if !l.head {
-			fmt.Fprintf(l.w, "%s HEAD\n", id)
-			l.head = true
-		}
-		return nil
-	}
-	if !validRef(bytes.TrimSuffix(name, []byte("^{}"))) {
-		l.funny(string(name))
-		return nil
-	}
-	b := hex.AppendEncode(l.w.AvailableBuffer(), id[:])
-	b = append(append(append(b, ' '), name...), '\n')
-	_, err := l.w.Write(b)
-	return err
 }

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -79,13 +81,31 @@ func daemonTarget(addr string) (host, path string, err error) {
 
 // newLocal returns the transport for a repository on this machine: git
 // upload-pack or receive-pack run on its path, without the variables that
-// describe the local repository (git's local_repo_env), as git runs them.
-func newLocal() transport.Transport {
+// describe the local repository (git's local_repo_env), as git runs them;
+// the end of ctx stops them.
+func newLocal(ctx context.Context) transport.Transport {
 	return &execTransport{command: func(service string, ep *transport.Endpoint) (*exec.Cmd, error) {
-		cmd := exec.Command("git", strings.TrimPrefix(service, "git-"), ep.Path)
+		cmd := command(ctx, "git", strings.TrimPrefix(service, "git-"), ep.Path)
 		cmd.Env = withoutLocalRepoEnv(os.Environ())
 		return cmd, nil
 	}}
+}
+
+// killDelay is how long a command has to exit after SIGTERM before it is
+// killed and its pipes closed.
+const killDelay = time.Second
+
+// command is exec.Command for a command that the end of ctx (an
+// interruption, git gone) stops at once, the way git's cleanup stops its
+// children: SIGTERM — git upload-pack then stops its pack-objects, ssh
+// closes the connection — and if it has not exited killDelay later,
+// SIGKILL and its pipes closed, so that a read waiting on them returns
+// even when something it started still holds them.
+func command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = killDelay
+	return cmd
 }
 
 // localRepoEnv are the variables git clears for a local transport's

@@ -14,7 +14,8 @@ type update struct {
 	src, dst string
 	force    bool
 	old, new plumbing.Hash // zero: create / delete
-	status   string        // "" while it may still go; "ok"; or git's reason
+	status   string        // "" while it may still go, or why it did not
+	ok       bool          // it went through (or would have: a dry run)
 }
 
 // push answers a batch of push lines: it checks each update as git's
@@ -59,7 +60,7 @@ func (h *helper) push(cmds []string) error {
 	if len(send) > 0 {
 		if h.set.dryRun {
 			for _, u := range send {
-				u.status = "ok"
+				u.ok = true
 			}
 		} else if err := h.sendPack(rp, send); err != nil {
 			return err
@@ -67,7 +68,7 @@ func (h *helper) push(cmds []string) error {
 	}
 	var b strings.Builder
 	for _, u := range ups {
-		if u.status == "ok" {
+		if u.ok {
 			fmt.Fprintf(&b, "ok %s\n", u.dst)
 		} else {
 			fmt.Fprintf(&b, "error %s %s\n", u.dst, quote(u.status))

@@ -137,6 +137,9 @@ func streamOf(adv []byte) (string, []string, error) {
 	w := bufio.NewWriter(&out)
 	lw := &listWriter{w: w, url: "u", funny: func(n string) { funny = append(funny, n) }}
 	_, err := readAdvertisement(bufio.NewReader(bytes.NewReader(adv)), lw.ref)
+	if err == nil {
+		lw.end()
+	}
 	w.Flush()
 	return out.String(), funny, err
 }
@@ -170,15 +173,20 @@ func TestListDropsFunnyRefs(t *testing.T) {
 }
 
 // FuzzList: whatever the advertisement, every line writeRefs or a
-// listWriter prints is a helper-protocol line naming a valid ref.
+// listWriter prints is a helper-protocol line naming a valid ref; there is
+// at most one HEAD line, a symref HEAD names a ref of the list and, in a
+// short list, comes first.
 func FuzzList(f *testing.F) {
 	f.Add(advertisement(f, oid1+" refs/heads/main\x00symref=HEAD:refs/heads/main\n", oid1+" refs/tags/v^{}\n"))
 	f.Add(advertisement(f, oid1+" refs/heads/a\nlock /x\x00symref=HEAD:refs/heads/\nb\n"))
 	f.Add(advertisement(f, oid1+" capabilities^{}\x00symref=HEAD:refs/heads/a\n"))
+	f.Add(advertisement(f, oid1+" HEAD\x00symref=HEAD:refs/heads/gone\n", oid1+" refs/heads/a\n", oid1+" refs/heads/gone^{}\n"))
+	f.Add(advertisement(f, oid1+" refs/heads/z\x00symref=HEAD:refs/heads/z\n", oid1+" HEAD\n", oid1+" HEAD\n"))
 	f.Fuzz(func(t *testing.T, adv []byte) {
 		for _, decode := range []func([]byte) (string, []string, error){listOf, streamOf} {
-			out, _, _ := decode(adv) // a failure midway still leaves lines
-			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			out, _, err := decode(adv) // a failure midway still leaves lines
+			heads, symref, listed := 0, "", map[string]bool{}
+			for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				if out == "" {
 					break
 				}
@@ -190,6 +198,19 @@ func FuzzList(f *testing.F) {
 				if name != "" && !validRef(name) {
 					t.Fatalf("list printed the invalid name %q", name)
 				}
+				switch {
+				case strings.HasSuffix(l, " HEAD"):
+					heads++
+					symref = m[2]
+					if symref != "" && i > 0 && err == nil && len(out) < maxHeld {
+						t.Fatalf("HEAD is line %d of a short list:\n%s", i+1, out)
+					}
+				case !strings.HasSuffix(l, "^{}"):
+					listed[name] = true
+				}
+			}
+			if heads > 1 || symref != "" && !listed[symref] {
+				t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
 			}
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
@@ -44,6 +45,7 @@ type helper struct {
 	auth transport.AuthMethod // nil: the transport's default
 	cred *credential          // from git credential fill, once
 	tap  *advertTap           // HTTP only: streams list's advertisement
+	cut  *transferLog         // HTTP only: a request the client failed
 	cfg  repo.Config          // read lazily
 	cfgd bool
 
@@ -51,8 +53,10 @@ type helper struct {
 	local  *repo.Repo  // the repository, once needed
 	up     *upload     // the upload-pack session list opened
 	rp     *receive    // the receive-pack session list for-push opened
+	hup    *hangup     // stops the helper when git goes away mid-command
 	totals batch.Stats // over every fetch batch
 	batchN int         // fetch batches received
+	warned bool        // the settings' warnings were printed
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
@@ -64,9 +68,11 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	// go-git drops thin-pack and multi_ack_detailed from every
 	// advertisement unless told they are supported.
 	transport.UnsupportedCapabilities = nil
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	red := &redactor{}
 	h := &helper{
-		ctx: ctx, env: env, opts: opts, red: red,
+		ctx: ctx, env: env, opts: opts, red: red, hup: newHangup(env.Stdin, cancel),
 		in:   bufio.NewReaderSize(env.Stdin, maxLine),
 		out:  env.Stdout,
 		errw: &scrubWriter{w: env.Stderr, r: red},
@@ -86,22 +92,34 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	}
 	err := h.start(args)
 	if err == nil {
+		h.checkStatsPath()
 		err = h.loop()
 	}
+	h.hup.close()
 	h.close()
 	h.writeTrace2()
 	if err == nil {
 		return nil
+	}
+	if context.Cause(h.ctx) == errGitGone {
+		fmt.Fprintf(h.errw, "fatal: %s\n", errGitGone)
+		return &cli.ExitError{Code: 128}
 	}
 	if h.ctx.Err() != nil {
 		// Interrupted: whatever failed (a read from a connection the
 		// cancellation closed, say) failed because of it.
 		return h.ctx.Err()
 	}
-	if errors.Is(err, context.Canceled) {
+	var ue *cli.UsageError
+	if errors.Is(err, context.Canceled) || errors.As(err, &ue) {
 		return err
 	}
-	for _, l := range strictLines(err) {
+	if h.local != nil {
+		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
+			fmt.Fprintf(h.errw, "hint: %s\n", hint)
+		}
+	}
+	for _, l := range errorLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", printable(l))
 	}
 	var ce *credentialURLError
@@ -112,8 +130,17 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	return &cli.ExitError{Code: 128}
 }
 
+// usage is what -h prints after "usage: ".
+const usage = `git-remote-durable <remote> [<url>]
+
+git runs it for the URLs durable::<url> and durable://<host>/<path>, which
+fetch through it and write every object durably. See git-remote-durable(1).`
+
 // start reads the address from the arguments.
 func (h *helper) start(args []string) error {
+	if len(args) == 1 && args[0] == "-h" {
+		return &cli.UsageError{Usage: usage}
+	}
 	switch len(args) {
 	case 2:
 		h.addr = args[1]
@@ -178,16 +205,16 @@ func (h *helper) loop() (err error) {
 		case strings.HasPrefix(line, "option "):
 			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
 		case line == "list" || line == "list for-push":
-			err = h.list(line == "list for-push")
+			err = h.answer(func() error { return h.list(line == "list for-push") })
 		case strings.HasPrefix(line, "fetch "):
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
-				err = h.fetch(cmds)
+				err = h.answer(func() error { return h.fetch(cmds) })
 			}
 		case strings.HasPrefix(line, "push "):
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
-				err = h.push(cmds)
+				err = h.answer(func() error { return h.push(cmds) })
 			}
 		default:
 			return fmt.Errorf("unknown command '%s' from git", line)
@@ -196,6 +223,14 @@ func (h *helper) loop() (err error) {
 			return err
 		}
 	}
+}
+
+// answer runs a command that was read whole, while git waits for its
+// answer (see hangup).
+func (h *helper) answer(run func() error) error {
+	h.hup.answering(h.in.Buffered() > 0)
+	defer h.hup.answered()
+	return run()
 }
 
 // readLine reads one line of the dialogue, without its newline.

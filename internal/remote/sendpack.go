@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 )
 
 // sendPack sends the updates through the receive-pack session, with the
@@ -47,37 +48,72 @@ func (h *helper) sendPack(rp *receive, ups []*update) error {
 		}
 		req.Packfile = pack
 	}
-	report, err := rp.sess.ReceivePack(h.ctx, req)
+	rep := newReport(names(ups), func(name string) bool {
+		_, ok := rp.refs.References[name]
+		return ok
+	}, h.errw)
+	if s, ok := rp.sess.(interface{ setReport(func(io.Reader) error) }); ok {
+		s.setReport(rep.decode)
+	} else if h.tap != nil {
+		// The HTTP session's POST to git-receive-pack: the body as sent.
+		h.tap.report = func(body io.Reader) error { return rep.decode(demux(body, req)) }
+		defer func() { h.tap.report = nil }()
+	}
+	gogit, err := rp.sess.ReceivePack(h.ctx, req)
 	if pack != nil {
 		if perr := pack.wait(); perr != nil && err == nil {
 			err = perr
 		}
 	}
-	if report == nil {
-		if err == nil {
-			err = fmt.Errorf("'%s' sent no report of the push", h.url)
-		}
+	switch {
+	case rep.err != nil:
+		return rep.err
+	case !rep.read && gogit != nil:
+		rep.adopt(gogit)
+	case !rep.read && err == nil:
+		err = fmt.Errorf("'%s' sent no report of the push", h.url)
+	}
+	if !rep.read {
 		return err
 	}
-	if report.UnpackStatus != "ok" {
-		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", printable(oneLine(report.UnpackStatus)))
-	}
-	byName := map[string]string{}
-	for _, cs := range report.CommandStatuses {
-		byName[cs.ReferenceName.String()] = cs.Status
+	if rep.unpack != "ok" {
+		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", printable(oneLine(rep.unpack)))
 	}
 	for _, u := range ups {
-		st, ok := byName[u.dst]
+		st, ok := rep.statuses[u.dst]
 		switch {
-		case report.UnpackStatus != "ok":
+		case rep.unpack != "ok":
 			u.status = "unpacker error"
 		case !ok:
 			u.status = "expecting report"
+		case st.ok:
+			u.ok = true
 		default:
-			u.status = st
+			u.status = rejection(st.reason)
 		}
 	}
 	return nil
+}
+
+// demux takes the report out of the side-band of a receive-pack's answer
+// to req, when req asked for one (sendPack asks for side-band-64k only);
+// the progress goes to req.Progress.
+func demux(r io.Reader, req *packp.ReferenceUpdateRequest) io.Reader {
+	if !req.Capabilities.Supports(capability.Sideband64k) {
+		return r
+	}
+	d := sideband.NewDemuxer(sideband.Sideband64k, r)
+	d.Progress = req.Progress
+	return d
+}
+
+// names returns the refs the updates change.
+func names(ups []*update) []string {
+	out := make([]string, len(ups))
+	for i, u := range ups {
+		out[i] = u.dst
+	}
+	return out
 }
 
 // packWriter is git pack-objects writing the pack of a push.

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +14,11 @@ import (
 )
 
 // newSSH returns the ssh transport: the user's ssh command run the way git
-// runs it (GIT_SSH_COMMAND, else core.sshCommand, both through the shell;
-// else GIT_SSH, run directly; else ssh), so that ProxyCommand, keys, agents
-// and known_hosts behave as for git. go-git's own ssh client ignores all of
-// these.
-func newSSH(cfg repo.Config, getenv func(string) string) transport.Transport {
+// runs it (GIT_SSH_COMMAND, else core.sshCommand, both through the shell
+// when they need one; else GIT_SSH, run directly; else ssh), so that
+// ProxyCommand, keys, agents and known_hosts behave as for git. go-git's
+// own ssh client ignores all of these. The end of ctx stops the command.
+func newSSH(ctx context.Context, cfg repo.Config, getenv func(string) string) transport.Transport {
 	prog, shell := "ssh", false
 	if v := getenv("GIT_SSH_COMMAND"); v != "" {
 		prog, shell = v, true
@@ -40,11 +41,34 @@ func newSSH(cfg repo.Config, getenv func(string) string) transport.Transport {
 		if err != nil {
 			return nil, err
 		}
-		if shell {
-			return exec.Command("sh", append([]string{"-c", prog + ` "$@"`, prog}, args...)...), nil
+		if shell && strings.ContainsAny(prog, shellMeta) {
+			return command(ctx, "sh", append([]string{"-c", shellLine(prog), prog}, args...)...), nil
 		}
-		return exec.Command(prog, args...), nil
+		return command(ctx, prog, args...), nil
 	}}
+}
+
+// shellMeta are the characters for which git runs a command line through
+// the shell (run-command.c prepare_shell_cmd); one without them names a
+// program, run directly.
+const shellMeta = "|&;<>()$`\\\"' \t\n*?[#~=%"
+
+// shellLine is the script sh -c runs for the command line prog, its
+// arguments following: git's `prog "$@"`, with exec in front when prog is
+// one simple command — no operator, redirection, grouping or substitution,
+// and a first word that names a program — which changes nothing but that
+// the shell's process becomes ssh's, so that stopping the helper's child
+// stops ssh: dash, Debian's sh, does not exec a last command itself, and
+// an ssh left behind the shell holds the connection until the upstream
+// next writes.
+func shellLine(prog string) string {
+	first, _, _ := strings.Cut(strings.TrimLeft(prog, " \t"), " ")
+	simple := !strings.ContainsAny(prog, "|&;<>(){}`\n") && first != "" &&
+		strings.Trim(first, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+~:@%-") == ""
+	if simple {
+		return "exec " + prog + ` "$@"`
+	}
+	return prog + ` "$@"`
 }
 
 // sshVariant guesses the kind of ssh from the program's name, as git does;

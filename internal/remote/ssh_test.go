@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"context"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -45,6 +47,43 @@ func TestSSHVariant(t *testing.T) {
 	} {
 		if got := sshVariant(tc.prog, tc.shell); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.prog, got, tc.want)
+		}
+	}
+}
+
+// TestSSHCommandLine: the ssh command runs as git runs it — directly when
+// it needs no shell, else through sh -c with "$@" — and a command line of
+// one simple command is exec'd by the shell, so that the helper's child is
+// ssh itself.
+func TestSSHCommandLine(t *testing.T) {
+	ep := &transport.Endpoint{Protocol: "ssh", Host: "h", Path: "/r.git"}
+	remote := []string{"h", "git-upload-pack '/r.git'"}
+	for _, tc := range []struct {
+		prog string
+		want []string
+	}{
+		{"/opt/bin/my-ssh", append([]string{"/opt/bin/my-ssh"}, remote...)},
+		{"ssh -i ~/key -o X=y", append([]string{"sh", "-c", `exec ssh -i ~/key -o X=y "$@"`, "ssh -i ~/key -o X=y"}, remote...)},
+		{"ssh -i '/a b/key'", append([]string{"sh", "-c", `exec ssh -i '/a b/key' "$@"`, "ssh -i '/a b/key'"}, remote...)},
+		{"ssh -v 2>/dev/null", append([]string{"sh", "-c", `ssh -v 2>/dev/null "$@"`, "ssh -v 2>/dev/null"}, remote...)},
+		{"log-it && ssh", append([]string{"sh", "-c", `log-it && ssh "$@"`, "log-it && ssh"}, remote...)},
+		{"SSH_AUTH_SOCK=/s ssh", append([]string{"sh", "-c", `SSH_AUTH_SOCK=/s ssh "$@"`, "SSH_AUTH_SOCK=/s ssh"}, remote...)},
+		{"$HOME/bin/ssh -v", append([]string{"sh", "-c", `$HOME/bin/ssh -v "$@"`, "$HOME/bin/ssh -v"}, remote...)},
+	} {
+		tr := newSSH(context.Background(), nil, func(k string) string {
+			if k == "GIT_SSH_COMMAND" {
+				return tc.prog
+			}
+			return ""
+		}).(*execTransport)
+		cmd, err := tr.command("git-upload-pack", ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := append([]string{filepath.Base(cmd.Path)}, cmd.Args[1:]...)
+		want := append([]string{filepath.Base(tc.want[0])}, tc.want[1:]...)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: runs %q, want %q", tc.prog, got, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/unpack"
 )
 
 // StatsEnv names the environment variable that, set to an absolute path,
@@ -29,11 +30,19 @@ type BatchStats struct {
 // line to the StatsEnv file, and shows it with git fetch -v.
 func (h *helper) account(stats target.Stats, err error) {
 	st := stats.Stats
-	h.totals.Method, h.totals.Path, h.totals.Reason = st.Method, st.Path, st.Reason
+	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats}
-	if err != nil {
+	switch {
+	case err != nil && h.ctx.Err() != nil:
+		// Whatever failed (a read from a connection the signal closed)
+		// failed because of the interrupt.
+		bs.Error = "interrupted"
+	case err != nil && unpack.Local(err): // the error() lines too, on the same line
+		lines, _ := unpack.Describe(err)
+		bs.Error = h.red.scrub(joinText(lines))
+	case err != nil:
 		bs.Error = h.describe(&packError{err: err})
 	}
 	if h.set.verbosity >= 2 {
@@ -57,10 +66,17 @@ func (h *helper) account(stats target.Stats, err error) {
 	f.Write(append(line, '\n'))
 }
 
-// writeTrace2 appends git's trace2 fsync counters for the whole session to
+// checkStatsPath warns, once a session, that StatsEnv is set to a path
+// that is not absolute: it is ignored, as git ignores a relative
+// GIT_TRACE, since the helper does not run where git was started.
+func (h *helper) checkStatsPath() {
+	if path := h.env.Getenv(StatsEnv); path != "" && !filepath.IsAbs(path) {
+		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", StatsEnv, path)
+	}
+}
+
+// writeTrace2 writes git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
-	if t := h.env.Getenv("GIT_TRACE2_EVENT"); t != "" {
-		target.WriteTrace2(t, h.errw, h.totals)
-	}
+	target.WriteTrace2(h.env.Getenv, h.errw, h.totals)
 }

@@ -31,7 +31,10 @@ func (h *helper) transport() (transport.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := newHTTPClient(hc, h.ep.Protocol, h.env.Getenv, h.red, a.headerNames())
+		h.cut = &transferLog{}
+		c, err := newHTTPClient(hc, h.ep.Protocol, h.env, h.red, a.headerNames(), h.cut, func(msg string) {
+			fmt.Fprintf(h.errw, "warning: %s\n", msg)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +45,7 @@ func (h *helper) transport() (transport.Transport, error) {
 		// client's policy (http.followRedirects) decides.
 		h.tr = githttp.NewClientWithOptions(c, &githttp.ClientOptions{RedirectPolicy: githttp.FollowRedirects})
 	case "ssh":
-		h.tr = newSSH(cfg, h.env.Getenv)
+		h.tr = newSSH(h.ctx, cfg, h.env.Getenv)
 	case "git":
 		host, path, err := daemonTarget(h.addr)
 		if err != nil {
@@ -50,7 +53,7 @@ func (h *helper) transport() (transport.Transport, error) {
 		}
 		h.tr = newDaemon(h.ctx, host, path)
 	default:
-		h.tr = newLocal()
+		h.tr = newLocal(h.ctx)
 	}
 	return h.tr, nil
 }

@@ -42,10 +42,16 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 	if err != nil {
 		return rcv, err
 	}
-	t, err := target.Open(r, h.env.Getenv, h.errw)
+	// The warnings about the settings, git's and ours: once a session.
+	warn := io.Writer(h.errw)
+	if h.warned {
+		warn = io.Discard
+	}
+	t, err := target.Open(r, h.env.Getenv, warn)
 	if err != nil {
 		return rcv, err
 	}
+	h.warned = true
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict = limit, strict
@@ -74,7 +80,7 @@ func (h *helper) unpack(in io.Reader, wants []plumbing.Hash) (rcv received, err 
 		id, _ := object.IDFromBytes(w[:])
 		ids = append(ids, id)
 	}
-	rcv.connected = cl.connected(t.Store, ids)
+	rcv.connected = cl.connected(ids)
 	return rcv, nil
 }
 

@@ -13,23 +13,24 @@ type Config []Entry
 
 // Entry is one configuration value. Key is git's canonical form: section and
 // variable name lower-cased, subsection as written. NoValue marks a key
-// written without "=", which git reads as true.
+// written without "=", which git reads as true. Scope is where git found it
+// (git config --show-scope's word: system, global, local, worktree,
+// command), "" when not known.
 type Entry struct {
 	Key     string
 	Value   string
 	NoValue bool
+	Scope   string
 }
 
-// parseList parses the output of `git config --list -z`: "key\nvalue\0", or
-// "key\0" for a key without a value.
+// parseList parses the output of `git config --list -z --show-scope`:
+// "scope\0key\nvalue\0", or "scope\0key\0" for a key without a value.
 func parseList(b []byte) Config {
 	var c Config
-	for _, rec := range bytes.Split(b, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		k, v, ok := bytes.Cut(rec, []byte{'\n'})
-		c = append(c, Entry{Key: string(k), Value: string(v), NoValue: !ok})
+	recs := bytes.Split(b, []byte{0})
+	for i := 0; i+1 < len(recs); i += 2 {
+		k, v, ok := bytes.Cut(recs[i+1], []byte{'\n'})
+		c = append(c, Entry{Key: string(k), Value: string(v), NoValue: !ok, Scope: string(recs[i])})
 	}
 	return c
 }

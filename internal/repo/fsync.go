@@ -46,8 +46,10 @@ var componentNames = []struct {
 // parseComponents is git's parse_fsync_components: tokens separated by ','
 // (leading blanks skipped), each selecting every component whose name starts
 // with it, "-x" removing, "none" (as the last token only) clearing the
-// platform default; positive tokens survive it.
-func parseComponents(s string, warn func(string)) int {
+// platform default; positive tokens survive it. dropped reports that the
+// value itself took loose objects away — "none", or a "-x" token that names
+// them — as opposed to leaving them out by not naming them.
+func parseComponents(s string, warn func(string)) (components int, dropped bool) {
 	current := platformComponents()
 	positive, negative := 0, 0
 	for {
@@ -55,6 +57,7 @@ func parseComponents(s string, warn func(string)) int {
 		tok, rest, more := strings.Cut(s, ",")
 		if s == "none" {
 			current = 0
+			dropped = true
 		} else {
 			negated := strings.HasPrefix(tok, "-")
 			if negated {
@@ -86,7 +89,7 @@ func parseComponents(s string, warn func(string)) int {
 		}
 		s = rest
 	}
-	return current&^negative | positive
+	return current&^negative | positive, dropped || negative&compLooseObject != 0
 }
 
 func platformComponents() int {
@@ -106,45 +109,106 @@ func platformMethod() string {
 	return "fsync"
 }
 
-// fsyncMethod resolves how loose objects are synced. With none of
-// core.fsync, core.fsyncMethod and core.fsyncObjectFiles set it is Batch,
-// this project's default; otherwise it is what git would do.
-func (c Config) fsyncMethod(warn func(string)) (batch.Method, error) {
-	if !c.Has("core.fsync") && !c.Has("core.fsyncMethod") && !c.Has("core.fsyncObjectFiles") {
-		return batch.Batch, nil
+// syncPlan is how the objects of an unpack are synced, resolved from
+// core.fsync, core.fsyncMethod and core.fsyncObjectFiles.
+type syncPlan struct {
+	loose batch.Method // loose objects
+	pack  batch.Method // a kept pack: its files and their names
+	// unsynced says which settings leave loose objects without any sync
+	// although nobody asked for that (see fsyncPlan); "" otherwise.
+	unsynced string
+	// fixScope and fixValue: the core.fsync value that syncs them, and the
+	// scope (git config --show-scope's word) to write it in.
+	fixScope, fixValue string
+}
+
+// fsyncPlan resolves how loose objects and kept packs are synced. With
+// none of core.fsync, core.fsyncMethod and core.fsyncObjectFiles set both
+// are Batch, this project's default; otherwise loose objects are synced
+// as git would sync them, and a kept pack as git syncs the packs it
+// writes (the pack component, on by default) or as loose objects are,
+// whichever syncs more.
+//
+// git's reading leaves loose objects out more often than users expect:
+// core.fsyncMethod (or core.fsyncObjectFiles=false) alone keeps git's
+// default components, which do not include loose-object, and so does a
+// core.fsync list that does not name it. unsynced then says so, and which
+// setting did it; it is "" when loose objects are synced or when the user
+// took them away on purpose (core.fsync=none, a -loose-object token).
+func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
+	fsync, hasFsync := c.Get("core.fsync")
+	methodEntry, hasMethod := c.Get("core.fsyncMethod")
+	objectEntry, hasObjectFiles := c.Get("core.fsyncObjectFiles")
+	if !hasFsync && !hasMethod && !hasObjectFiles {
+		return syncPlan{loose: batch.Batch, pack: batch.Batch}, nil
 	}
-	components := compDefault
-	if e, ok := c.Get("core.fsync"); ok {
-		components = parseComponents(e.Value, warn)
+	components, dropped := compDefault, false
+	if hasFsync {
+		components, dropped = parseComponents(fsync.Value, warn)
 	}
 	method := platformMethod()
-	if e, ok := c.Get("core.fsyncMethod"); ok {
-		switch e.Value {
+	if hasMethod {
+		switch methodEntry.Value {
 		case "fsync", "writeout-only", "batch":
-			method = e.Value
+			method = methodEntry.Value
 		default:
-			warn(fmt.Sprintf("ignoring unknown core.fsyncMethod value '%s'", e.Value))
+			warn(fmt.Sprintf("ignoring unknown core.fsyncMethod value '%s'", methodEntry.Value))
 		}
 	}
 	objectFiles := false
-	if c.Has("core.fsyncObjectFiles") {
+	if hasObjectFiles {
 		warn("core.fsyncObjectFiles is deprecated; use core.fsync instead")
 		var err error
 		if objectFiles, err = c.Bool("core.fsyncObjectFiles", false); err != nil {
-			return batch.None, err
+			return syncPlan{}, err
 		}
 	}
 	// close_loose_object: the batch path needs the component and the
 	// method; otherwise fsyncObjectFiles or the component sync each object
 	// with the method, where batch means a full flush.
+	var p syncPlan
 	switch {
 	case components&compLooseObject != 0 && method == "batch":
-		return batch.Batch, nil
+		p.loose = batch.Batch
 	case objectFiles || components&compLooseObject != 0:
+		p.loose = batch.Fsync
 		if method == "writeout-only" {
-			return batch.WriteoutOnly, nil
+			p.loose = batch.WriteoutOnly
 		}
-		return batch.Fsync, nil
 	}
-	return batch.None, nil
+	// git syncs a pack it writes (fsync_component(FSYNC_COMPONENT_PACK))
+	// with the method, where batch is this project's scheme for the files
+	// of one pack.
+	p.pack = p.loose
+	if p.pack == batch.None && components&compPack != 0 {
+		p.pack, _ = batch.ParseMethod(method)
+	}
+	if p.loose != batch.None || dropped {
+		return p, nil
+	}
+	p.fixValue = "loose-object"
+	if hasFsync {
+		p.unsynced = fmt.Sprintf("core.fsync=%s does not name loose-object", fsync.Value)
+		p.fixScope = fsync.Scope
+		if v := strings.Trim(fsync.Value, ", \t"); v != "" {
+			p.fixValue = v + ",loose-object"
+		}
+		return p, nil
+	}
+	var set []string
+	for _, e := range []struct {
+		name  string
+		entry Entry
+		ok    bool
+	}{{"core.fsyncMethod", methodEntry, hasMethod}, {"core.fsyncObjectFiles", objectEntry, hasObjectFiles}} {
+		if e.ok {
+			set = append(set, e.name+"="+e.entry.Value)
+			if p.fixScope == "" {
+				p.fixScope = e.entry.Scope
+			}
+		}
+	}
+	p.unsynced = fmt.Sprintf("%s %s set but core.fsync is not, and git's default core.fsync leaves out loose-object",
+		strings.Join(set, " and "), map[bool]string{true: "are", false: "is"}[len(set) > 1])
+	return p, nil
 }

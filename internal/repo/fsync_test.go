@@ -74,9 +74,17 @@ func TestFsyncMethodMatchesGit(t *testing.T) {
 			k, v, _ := strings.Cut(kv, "=")
 			c = append(c, Entry{Key: Canonical(k), Value: v})
 		}
-		got, err := c.fsyncMethod(func(string) {})
-		if err != nil || got != want {
-			t.Errorf("%v: resolved %v (%v), git behaved as %v", kvs, got, err, want)
+		got, err := c.fsyncPlan(func(string) {})
+		if err != nil || got.loose != want {
+			t.Errorf("%v: resolved %v (%v), git behaved as %v", kvs, got.loose, err, want)
+		}
+
+		// A kept pack is synced wherever git index-pack syncs the pack it
+		// writes (stricter is fine: loose-object alone syncs ours too).
+		trace = filepath.Join(t.TempDir(), "trace")
+		gittest.GitIn(t, append(env, "GIT_TRACE2_EVENT="+trace), dst, pack, append(args, "index-pack", "--stdin")...)
+		if wo, hf := counters(t, trace); (wo > 0 || hf > 0) && got.pack == batch.None {
+			t.Errorf("%v: a kept pack is not synced; git index-pack did writeout-only %d, hardware-flush %d", kvs, wo, hf)
 		}
 	}
 }
@@ -118,19 +126,69 @@ func atoi(s string) int {
 }
 
 func TestDefaultIsBatch(t *testing.T) {
-	m, err := Config{{Key: "core.compression", Value: "3"}}.fsyncMethod(func(string) {})
-	if err != nil || m != batch.Batch {
-		t.Errorf("got %v %v", m, err)
+	p, err := Config{{Key: "core.compression", Value: "3"}}.fsyncPlan(func(string) {})
+	if err != nil || p.loose != batch.Batch || p.pack != batch.Batch || p.unsynced != "" {
+		t.Errorf("got %+v %v", p, err)
 	}
 }
 
 func TestWarnings(t *testing.T) {
 	var warns []string
 	c := Config{{Key: "core.fsync", Value: "bogus"}, {Key: "core.fsyncmethod", Value: "nope"}, {Key: "core.fsyncobjectfiles", Value: "true"}}
-	c.fsyncMethod(func(w string) { warns = append(warns, w) })
+	c.fsyncPlan(func(w string) { warns = append(warns, w) })
 	want := []string{"ignoring unknown core.fsync component 'bogus'", "ignoring unknown core.fsyncMethod value 'nope'",
 		"core.fsyncObjectFiles is deprecated; use core.fsync instead"}
 	if strings.Join(warns, "|") != strings.Join(want, "|") {
 		t.Errorf("warnings %q", warns)
+	}
+}
+
+// TestUnsynced checks which configurations say that they leave loose
+// objects without any sync, and what they say: every one where a setting
+// the user made leaves them out by git's reading, none where nothing was
+// set or the user took them away by name.
+func TestUnsynced(t *testing.T) {
+	for _, tt := range []struct {
+		kvs      []string
+		unsynced string // "" for silence
+		fix      string
+	}{
+		{nil, "", ""},
+		{[]string{"core.compression=3"}, "", ""},
+		{[]string{"core.fsyncMethod=batch"}, "core.fsyncMethod=batch is set but core.fsync is not, and git's default core.fsync leaves out loose-object", "loose-object"},
+		{[]string{"core.fsyncMethod=fsync"}, "core.fsyncMethod=fsync is set but", "loose-object"},
+		{[]string{"core.fsyncMethod=Batch"}, "core.fsyncMethod=Batch is set but", "loose-object"},
+		{[]string{"core.fsyncObjectFiles=false"}, "core.fsyncObjectFiles=false is set but", "loose-object"},
+		{[]string{"core.fsyncMethod=batch", "core.fsyncObjectFiles=false"}, "core.fsyncMethod=batch and core.fsyncObjectFiles=false are set but", "loose-object"},
+		{[]string{"core.fsync=reference"}, "core.fsync=reference does not name loose-object", "reference,loose-object"},
+		{[]string{"core.fsync=reference", "core.fsyncMethod=batch"}, "core.fsync=reference does not name loose-object", "reference,loose-object"},
+		{[]string{"core.fsync=pack,"}, "core.fsync=pack, does not name loose-object", "pack,loose-object"},
+		{[]string{"core.fsync="}, "core.fsync= does not name loose-object", "loose-object"},
+		{[]string{"core.fsync=none"}, "", ""},
+		{[]string{"core.fsync=pack,none"}, "", ""},
+		{[]string{"core.fsync=-loose-object"}, "", ""},
+		{[]string{"core.fsync=all,-objects", "core.fsyncMethod=batch"}, "", ""},
+		{[]string{"core.fsync=committed", "core.fsyncMethod=batch"}, "", ""},
+		{[]string{"core.fsyncObjectFiles=true"}, "", ""},
+		{[]string{"core.fsync=loose-object", "core.fsyncMethod=writeout-only"}, "", ""},
+	} {
+		var c Config
+		for _, kv := range tt.kvs {
+			k, v, _ := strings.Cut(kv, "=")
+			c = append(c, Entry{Key: Canonical(k), Value: v, Scope: "global"})
+		}
+		p, err := c.fsyncPlan(func(string) {})
+		if err != nil {
+			t.Fatalf("%v: %v", tt.kvs, err)
+		}
+		if tt.unsynced == "" && p.unsynced != "" || !strings.HasPrefix(p.unsynced, tt.unsynced) || p.unsynced != "" && p.fixValue != tt.fix {
+			t.Errorf("%v: unsynced %q, fix %q; want %q…, fix %q", tt.kvs, p.unsynced, p.fixValue, tt.unsynced, tt.fix)
+		}
+		if (p.unsynced != "") != (p.loose == batch.None && len(tt.kvs) > 0 && tt.unsynced != "") {
+			t.Errorf("%v: unsynced %q with loose objects synced by %v", tt.kvs, p.unsynced, p.loose)
+		}
+		if p.unsynced != "" && p.fixScope != "global" {
+			t.Errorf("%v: fix in scope %q, want the scope of the setting (global)", tt.kvs, p.fixScope)
+		}
 	}
 }

@@ -142,7 +142,7 @@ func find(ctx context.Context) (*Repo, error) {
 // Load reads the configuration git sees in the repository gitDir (every
 // scope, includes and `git -c` values), in order.
 func Load(ctx context.Context, gitDir string) (Config, error) {
-	args := []string{"config", "--list", "-z"}
+	args := []string{"config", "--list", "-z", "--show-scope"}
 	if gitDir != "" {
 		args = append([]string{"--git-dir=" + gitDir}, args...)
 	}

@@ -11,13 +11,22 @@ import (
 // Settings are the configuration values the object writers honour, resolved
 // with git's semantics.
 type Settings struct {
-	Method           batch.Method
-	NoFlush          bool // GIT_TEST_FSYNC is false: skip full flushes
-	ForceBatch       bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
-	Compression      int  // core.looseCompression, else core.compression, else 1
-	PackCompression  int  // pack.compression, else core.compression, else -1
-	BigFileThreshold int64
-	Shared           int // core.sharedRepository in git's encoding
+	Method     batch.Method // loose objects
+	PackMethod batch.Method // a kept pack
+	// Unsynced says which settings leave loose objects without any sync
+	// although nobody asked for that by name ("core.fsyncMethod=batch is
+	// set but core.fsync is not, …"); "" when they are synced, or were
+	// turned off with core.fsync=none or -loose-object.
+	Unsynced string
+	// FixValue is the core.fsync value that syncs them, to be written in
+	// the scope FixScope (git config --show-scope's word, "" if unknown).
+	FixValue, FixScope string
+	NoFlush            bool // GIT_TEST_FSYNC is false: skip full flushes
+	ForceBatch         bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
+	Compression        int  // core.looseCompression, else core.compression, else 1
+	PackCompression    int  // pack.compression, else core.compression, else -1
+	BigFileThreshold   int64
+	Shared             int // core.sharedRepository in git's encoding
 	// Warnings are lines git would print after "warning: ".
 	Warnings []string
 }
@@ -26,10 +35,12 @@ type Settings struct {
 func (c Config) Settings(getenv func(string) string) (Settings, error) {
 	var s Settings
 	warn := func(w string) { s.Warnings = append(s.Warnings, w) }
-	var err error
-	if s.Method, err = c.fsyncMethod(warn); err != nil {
+	plan, err := c.fsyncPlan(warn)
+	if err != nil {
 		return s, err
 	}
+	s.Method, s.PackMethod = plan.loose, plan.pack
+	s.Unsynced, s.FixValue, s.FixScope = plan.unsynced, plan.fixValue, plan.fixScope
 	if v := getenv("GIT_TEST_FSYNC"); v != "" {
 		on, ok := ParseBool(v)
 		if !ok {
@@ -80,10 +91,16 @@ func (c Config) Settings(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// Policy returns the durability policy of these settings for the objects
-// directory dir.
+// Policy returns the durability policy of these settings for the loose
+// objects of the objects directory dir.
 func (s Settings) Policy(fsys batch.FS, dir string) *batch.Policy {
 	return batch.New(fsys, dir, batch.Options{Method: s.Method, NoFlush: s.NoFlush, Force: s.ForceBatch})
+}
+
+// PackPolicy returns the durability policy of these settings for a pack
+// kept in the objects directory dir.
+func (s Settings) PackPolicy(fsys batch.FS, dir string) *batch.Policy {
+	return batch.New(fsys, dir, batch.Options{Method: s.PackMethod, NoFlush: s.NoFlush, Force: s.ForceBatch})
 }
 
 // parseShared is git's git_config_perm.

@@ -63,11 +63,14 @@ func TestLoadThroughGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := c.Get("core.fsyncMethod"); e.Value != "writeout-only" {
-		t.Errorf("fsyncmethod %+v", e)
+	if e, _ := c.Get("core.fsyncMethod"); e.Value != "writeout-only" || e.Scope != "local" {
+		t.Errorf("fsyncmethod %+v, want writeout-only from the local scope", e)
 	}
 	if v, _ := c.Int("core.compression", 0); v != 7 {
 		t.Errorf("-c value not seen: %d", v)
+	}
+	if e, _ := c.Get("core.compression"); e.Scope != "command" {
+		t.Errorf("-c value %+v, want the command scope", e)
 	}
 	if got := c.All("remote.o.fetch"); strings.Join(got, ",") != "a,b" {
 		t.Errorf("multi-valued %v", got)

@@ -8,6 +8,8 @@ package target
 import (
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
@@ -23,15 +25,20 @@ type Target struct {
 	Repo     *repo.Repo
 	Settings repo.Settings
 	Store    *loose.Store
-	Policy   *batch.Policy
+	Policy   *batch.Policy // loose objects
+	// PackPolicy publishes a kept pack: Policy itself where the settings
+	// sync both alike.
+	PackPolicy *batch.Policy
 
 	start time.Time
 	meter *progress.Meter
 }
 
-// Open resolves the settings of r (git's warnings about them go to warn,
-// after "warning: ") and opens its store, with the alternates of
-// GIT_ALTERNATE_OBJECT_DIRECTORIES, and its policy. Close it when done.
+// Open resolves the settings of r and opens its store, with the
+// alternates of GIT_ALTERNATE_OBJECT_DIRECTORIES, and its policies. git's
+// warnings about the settings go to warn, after "warning: ", and so does
+// the news that they leave loose objects without any sync (Unsynced),
+// with the command that syncs them. Close it when done.
 func Open(r *repo.Repo, getenv func(string) string, warn io.Writer) (*Target, error) {
 	set, err := r.Config.Settings(getenv)
 	if err != nil {
@@ -40,11 +47,45 @@ func Open(r *repo.Repo, getenv func(string) string, warn io.Writer) (*Target, er
 	for _, w := range set.Warnings {
 		fmt.Fprintf(warn, "warning: %s\n", w)
 	}
+	if set.Unsynced != "" {
+		fmt.Fprintf(warn, "warning: loose objects are written without any sync: %s\n", set.Unsynced)
+		fmt.Fprintf(warn, "hint: to sync them: %s\n", fixCommand(r, set))
+	}
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
 		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
 		Alternates: loose.SplitAlternates(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
 	})
-	return &Target{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}, nil
+	t := &Target{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}
+	t.PackPolicy = t.Policy
+	if set.PackMethod != set.Method {
+		t.PackPolicy = set.PackPolicy(batch.OS, r.ObjectDir)
+	}
+	return t, nil
+}
+
+// fixCommand is the git command that writes core.fsync=set.FixValue where
+// it wins over the value in force: the scope it came from.
+func fixCommand(r *repo.Repo, set repo.Settings) string {
+	v := shellQuote(set.FixValue)
+	switch set.FixScope {
+	case "command":
+		return "run git with -c core.fsync=" + v
+	case "system":
+		return "git config --system core.fsync " + v
+	case "local":
+		return "git --git-dir=" + shellQuote(r.GitDir) + " config core.fsync " + v
+	case "worktree":
+		return "git --git-dir=" + shellQuote(r.GitDir) + " config --worktree core.fsync " + v
+	}
+	return "git config --global core.fsync " + v
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._-/+=:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Options are the unpacker's options that follow from the settings:
@@ -55,7 +96,8 @@ func (t *Target) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
 	if keep != nil {
 		keep.Compression = t.Settings.PackCompression
 	}
-	return unpack.Options{BigFileThreshold: t.Settings.BigFileThreshold, Messages: msgs, Keep: keep, Reserve: cli.ReserveMemory}
+	return unpack.Options{BigFileThreshold: t.Settings.BigFileThreshold, Messages: msgs, Keep: keep, PackPolicy: t.PackPolicy,
+		Reserve: cli.ReserveMemory}
 }
 
 // Progress returns the unpacker's progress callback: git's "Unpacking
@@ -77,10 +119,19 @@ func (t *Target) Done() {
 }
 
 // Stats reports the run that gave res: what the unpacker did, the objects
-// the store repaired, the time since Open and the policy's counters.
+// the store repaired, the time since Open and the counters of the policy
+// that ran, with the reason when the settings left objects unsynced.
 func (t *Target) Stats(res unpack.Result) Stats {
+	p := t.Policy
+	if res.Kept {
+		p = t.PackPolicy
+	}
+	st := p.Stats()
+	if st.Path == batch.PathNone && !res.Kept && st.Reason == "" {
+		st.Reason = t.Settings.Unsynced
+	}
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: time.Since(t.start).Seconds(), Pack: res.Pack, Work: res.Work, Stats: t.Policy.Stats()}
+		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.
@@ -95,7 +146,7 @@ type Stats struct {
 	Written  int     `json:"written"`
 	Existing int     `json:"existing"`
 	Repaired int64   `json:"repaired"`
-	Seconds  float64 `json:"seconds"`
+	Seconds  float64 `json:"seconds"`        // to the millisecond
 	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
 	// Work says how often entries were inflated and deltas applied.
 	unpack.Work

@@ -1,45 +1,49 @@
 package target
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/repo"
 )
 
-// WriteTrace2 appends git's trace2 fsync counter events to the
-// GIT_TRACE2_EVENT target (an absolute path, or 1/2/true for stderr), so
-// that tests written for git (t5351's check_fsync_events) read ours too,
-// in the form of the git on PATH: "data" events keyed "fsync/<name>" with
-// the count as a string up to git 2.41, "counter" events from 2.42 on.
-// Like git, it writes only counters that are not zero.
-func WriteTrace2(target string, stderr io.Writer, st batch.Stats) {
-	var w io.Writer
-	switch {
-	case target == "1" || target == "2" || target == "true":
-		w = stderr
-	case filepath.IsAbs(target):
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		w = f
-	default:
-		return
-	}
+// processStart is when the process started, for trace2's t_abs and its
+// session id.
+var processStart = time.Now()
+
+// WriteTrace2 writes git's trace2 fsync counter events to the target
+// GIT_TRACE2_EVENT names, as git does: git 2.39's "data" events (key
+// "fsync/<name>", the count as a string) up to git 2.41, "counter" events
+// from 2.42 on, in the form of the git on PATH; only counters that are not
+// zero. The lines are git's own: its keys in its order, and a session id
+// nested under the parent git's (GIT_TRACE2_PARENT_SID), so that what reads
+// git's events (t5351's check_fsync_events, a trace collector) reads ours.
+// The target is read as git reads it: empty, 0 or false for none; 1 or
+// true for stderr; a digit for that file descriptor; an absolute path of
+// a file to append to, or of a directory to create a file in named after
+// the session; anything else is warned about and ignored.
+func WriteTrace2(getenv func(string) string, stderr io.Writer, st batch.Stats) {
 	if st.WriteoutOnly == 0 && st.HardwareFlush == 0 {
 		return // nothing to write: no need to ask git its version
 	}
-	now := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
-	sid := fmt.Sprintf("%s-%d", now, os.Getpid())
+	tr := trace2{sid: sessionID(getenv("GIT_TRACE2_PARENT_SID"))}
+	tr.brief, _ = repo.ParseBool(getenv("GIT_TRACE2_EVENT_BRIEF"))
+	w, done := tr.open(getenv("GIT_TRACE2_EVENT"), stderr)
+	if w == nil {
+		return
+	}
+	defer done()
 	counters := counterEvents(gitVersion())
 	for _, c := range []struct {
 		name  string
@@ -48,16 +52,94 @@ func WriteTrace2(target string, stderr io.Writer, st batch.Stats) {
 		if c.count == 0 {
 			continue
 		}
-		ev := map[string]any{"sid": sid, "thread": "main", "time": now, "file": "", "line": 0, "category": "fsync"}
+		var line string
 		if counters {
-			ev["event"], ev["name"], ev["count"] = "counter", c.name, c.count
+			line = tr.event("counter") + fmt.Sprintf(`,"category":"fsync","name":%s,"count":%d}`, quote(c.name), c.count)
 		} else {
-			ev["event"], ev["repo"], ev["nesting"] = "data", 1, 1
-			ev["key"], ev["value"] = "fsync/"+c.name, strconv.FormatInt(c.count, 10)
+			t := fmt.Sprintf("%.6f", time.Since(processStart).Seconds())
+			line = tr.event("data") + fmt.Sprintf(`,"repo":0,"t_abs":%s,"t_rel":%s,"nesting":1,"category":"fsync","key":%s,"value":%s}`,
+				t, t, quote("fsync/"+c.name), quote(strconv.FormatInt(c.count, 10)))
 		}
-		line, _ := json.Marshal(ev)
-		fmt.Fprintf(w, "%s\n", line)
+		// One write per line, as git writes them (O_APPEND: whole lines
+		// between other processes' lines).
+		io.WriteString(w, line+"\n")
 	}
+}
+
+// trace2 is one process's session as git's trace2 event target writes it.
+type trace2 struct {
+	sid   string
+	brief bool // GIT_TRACE2_EVENT_BRIEF: no time, file or line
+}
+
+// open returns where the events go for target, and what to call when
+// done; nil when nowhere.
+func (tr trace2) open(target string, stderr io.Writer) (io.Writer, func()) {
+	nothing := func() {}
+	switch {
+	case target == "" || target == "0" || strings.EqualFold(target, "false"):
+		return nil, nil
+	case target == "1" || strings.EqualFold(target, "true") || target == "2":
+		return stderr, nothing
+	case len(target) == 1 && target[0] >= '0' && target[0] <= '9':
+		return os.NewFile(uintptr(target[0]-'0'), "trace2"), nothing
+	case filepath.IsAbs(target):
+		flags, name := os.O_WRONLY|os.O_APPEND|os.O_CREATE, target
+		if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+			// A file per session, named after its last component.
+			flags, name = os.O_WRONLY|os.O_CREATE|os.O_EXCL, filepath.Join(target, tr.sid[strings.LastIndexByte(tr.sid, '/')+1:])
+		}
+		for attempt := 0; attempt < 10; attempt++ {
+			n := name
+			if attempt > 0 {
+				n = fmt.Sprintf("%s.%d", name, attempt)
+			}
+			f, err := os.OpenFile(n, flags, 0o666)
+			if err == nil {
+				return f, func() { f.Close() }
+			}
+			if flags&os.O_EXCL == 0 {
+				break
+			}
+		}
+		return nil, nil
+	}
+	fmt.Fprintf(stderr, "warning: trace2: unknown value for 'GIT_TRACE2_EVENT': '%s'\n", target)
+	return nil, nil
+}
+
+// event is the start of an event line: the keys git's event_fmt_prepare
+// writes, in its order, without the closing brace.
+func (tr trace2) event(name string) string {
+	s := fmt.Sprintf(`{"event":%s,"sid":%s,"thread":"main"`, quote(name), quote(tr.sid))
+	if tr.brief {
+		return s
+	}
+	_, file, line, _ := runtime.Caller(1)
+	return s + fmt.Sprintf(`,"time":%s,"file":%s,"line":%d`,
+		quote(time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")), quote(filepath.Base(file)), line)
+}
+
+// sessionID is git's trace2 session id for this process: the parent's
+// (GIT_TRACE2_PARENT_SID) and a slash before its own component,
+// "<yyyymmdd>T<hhmmss>.<µs>Z-H<8 hex of the host name's SHA-1>-P<pid, 8 hex>".
+func sessionID(parent string) string {
+	host := "Localhost"
+	if h, err := os.Hostname(); err == nil && h != "" {
+		sum := sha1.Sum([]byte(h))
+		host = "H" + hex.EncodeToString(sum[:4])
+	}
+	own := fmt.Sprintf("%s-%s-P%08x", processStart.UTC().Format("20060102T150405.000000Z"), host, uint32(os.Getpid()))
+	if parent != "" {
+		return parent + "/" + own
+	}
+	return own
+}
+
+// quote is a JSON string.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // gitVersion is what "git version" prints, or "" without git.

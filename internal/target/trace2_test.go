@@ -1,6 +1,16 @@
 package target
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/batch"
+)
 
 func TestCounterEvents(t *testing.T) {
 	for v, want := range map[string]bool{
@@ -15,5 +25,50 @@ func TestCounterEvents(t *testing.T) {
 		if got := counterEvents(v); got != want {
 			t.Errorf("counterEvents(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// TestWriteTrace2Targets: the target is read as git's tr2_dst reads it.
+func TestWriteTrace2Targets(t *testing.T) {
+	t.Setenv("PATH", "") // no git: the newer (counter) form, and no process
+	st := batch.Stats{WriteoutOnly: 3, HardwareFlush: 1}
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	var errb bytes.Buffer
+	WriteTrace2(env("GIT_TRACE2_EVENT", "true"), &errb, st)
+	if n := strings.Count(errb.String(), `"category":"fsync"`); n != 2 || !strings.HasPrefix(errb.String(), `{"event":"counter","sid":"`) {
+		t.Errorf("true: %q", errb.String())
+	}
+
+	errb.Reset()
+	WriteTrace2(env("GIT_TRACE2_EVENT", "relative/path"), &errb, st)
+	if errb.String() != "warning: trace2: unknown value for 'GIT_TRACE2_EVENT': 'relative/path'\n" {
+		t.Errorf("relative path: %q", errb.String())
+	}
+
+	dir := t.TempDir()
+	WriteTrace2(env("GIT_TRACE2_EVENT", dir, "GIT_TRACE2_PARENT_SID", "parent-sid", "GIT_TRACE2_EVENT_BRIEF", "1"), &errb, st)
+	files, _ := os.ReadDir(dir)
+	if len(files) != 1 {
+		t.Fatalf("a directory target: files %v", files)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, files[0].Name()))
+	sid := regexp.MustCompile(`^parent-sid/\d{8}T\d{6}\.\d{6}Z-(H[0-9a-f]{8}|Localhost)-P[0-9a-f]{8}$`)
+	var ev struct{ Sid, Time, File string }
+	json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &ev)
+	if !sid.MatchString(ev.Sid) || files[0].Name() != ev.Sid[len("parent-sid/"):] || ev.Time != "" || ev.File != "" {
+		t.Errorf("a directory target, brief, under a parent: file %s, event %+v\n%s", files[0].Name(), ev, b)
+	}
+
+	errb.Reset()
+	WriteTrace2(env("GIT_TRACE2_EVENT", "0"), &errb, st)
+	WriteTrace2(env("GIT_TRACE2_EVENT", "true"), &errb, batch.Stats{})
+	if errb.Len() != 0 {
+		t.Errorf("off, or no counters: %q", errb.String())
 	}
 }

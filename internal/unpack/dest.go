@@ -43,6 +43,7 @@ type looseDest struct {
 	mu       sync.Mutex
 	inflight map[object.ID]*publication
 	direct   bool // after wait: write and publish on the caller's goroutine
+	lost     int  // objects counted as written whose publication failed
 }
 
 // publication is a loose object written to its temporary file, waiting
@@ -66,11 +67,15 @@ func newLooseDest(store *loose.Store, tx *batch.Transaction, fail func(error), w
 func (d *looseDest) publish() {
 	defer d.wg.Done()
 	for p := range d.queue {
-		if err := d.store.Publish(d.tx, p.w); err != nil {
+		err := d.store.Publish(d.tx, p.w)
+		if err != nil {
 			d.fail(err)
 		}
 		d.mu.Lock()
 		delete(d.inflight, p.w.ID())
+		if err != nil {
+			d.lost++ // its temporary file is gone
+		}
 		d.mu.Unlock()
 	}
 }

@@ -68,7 +68,8 @@ func TestFaultSweep(t *testing.T) {
 }
 
 // checkFaulted checks a run whose operation failed: I-b everywhere, the
-// objects from before the run never renamed over or removed, and — unless
+// objects from before the run never renamed over or removed, as many
+// objects reported written as were renamed into place, and — unless
 // the fault hit a final flush — the objects the run published before and
 // after the fault durable from its last flush on (it ends its transaction
 // even after an error).
@@ -82,6 +83,11 @@ func checkFaulted(t *testing.T, name string, r *memRun, failed memfstest.Op, ini
 		if initial[e.Path] || initial[e.Path2] {
 			t.Fatalf("%s: the run touched %s, which was there before: %s", name, e.Path+e.Path2, e.Op)
 		}
+	}
+	// "written" counts what is under a final name, not what was thrown
+	// away with its temporary file.
+	if r.res.Written != len(published) {
+		t.Fatalf("%s: %d objects reported written, %d renamed into place", name, r.res.Written, len(published))
 	}
 	if failed == memfstest.OpFlush || failed == memfstest.OpFlushDir {
 		published = nil

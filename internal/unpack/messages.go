@@ -117,6 +117,10 @@ func Describe(err error) (lines []Message, kind Kind) {
 	if errors.As(err, &we) {
 		return writeFailure(we), Fatal
 	}
+	var pe *PackWriteError
+	if errors.As(err, &pe) {
+		return packWriteFailure(pe), Fatal
+	}
 	return []Message{fatal(err.Error())}, Fatal
 }
 
@@ -126,6 +130,9 @@ func writeFailure(we *loose.WriteError) []Message {
 	why := strerror(errno(we.Err))
 	var ce *batch.CommitError
 	switch {
+	case we.Stage == loose.StageCreate && errors.Is(we.Err, fs.ErrPermission):
+		return []Message{errorLine("insufficient permission for adding an object to repository database " + objectDatabase(we.Path)),
+			fatal("failed to write object")}
 	case we.Stage == loose.StageCreate:
 		return []Message{errorLine("unable to create temporary file: " + why), fatal("failed to write object")}
 	case we.Stage == loose.StageWrite:

@@ -15,8 +15,9 @@ import (
 // does it: nothing is held back, since nothing of the pack is visible
 // before it is published. Each commit, tree and tag is checked as soon as
 // it is resolved and its data goes its way; only the ids it links to stay,
-// with the type it says they have. When the pack is complete, every link
-// must be an object of the pack or of the repository, of that type, and
+// with the types the links say they have (two links may disagree: one of
+// them is wrong). When the pack is complete, every link must be an object
+// of the pack or of the repository, of that type, and
 // the .gitmodules and .gitattributes blobs are checked (fsck_finish).
 // Memory grows with the number of objects linked to, as git's does, not
 // with their size.
@@ -26,11 +27,14 @@ type packCheck struct {
 
 	mu    sync.Mutex // guards opts (not safe for concurrent use) and links
 	opts  *fsck.Options
-	links map[object.ID]object.Type
+	links map[object.ID]typeSet
 }
 
+// typeSet holds object types, bit 1<<t for type t.
+type typeSet uint8
+
 func newPackCheck(opts *fsck.Options, f object.Format, msgs io.Writer) *packCheck {
-	return &packCheck{fmt: f, msgs: msgs, opts: opts, links: map[object.ID]object.Type{}}
+	return &packCheck{fmt: f, msgs: msgs, opts: opts, links: map[object.ID]typeSet{}}
 }
 
 // object checks one resolved object, from any worker. Blobs are left to
@@ -64,9 +68,7 @@ func (c *packCheck) object(id object.ID, typ object.Type, data []byte) error {
 		}
 	}
 	for _, l := range links {
-		if _, ok := c.links[l.ID]; !ok {
-			c.links[l.ID] = l.Type
-		}
+		c.links[l.ID] |= 1 << l.Type
 	}
 	return nil
 }
@@ -79,28 +81,30 @@ func (u *unpacker) checkPack() error {
 	c := u.check
 	var bad []object.ID
 	why := map[object.ID]string{}
-	for id, want := range c.links {
+	for id, wants := range c.links {
 		_, got, ok := u.located(id)
 		switch {
 		case ok:
-		case want == object.Blob:
+		case wants == 1<<object.Blob:
 			if has, err := u.store.Has(id); err != nil || !has {
 				got = object.Bad
 			} else {
-				got = want
+				got = object.Blob
 			}
 		default:
 			if t, _, err := u.store.Read(id); err == nil {
 				got = t
 			}
 		}
-		switch {
-		case got == object.Bad:
+		if got == object.Bad {
 			why[id] = fmt.Sprintf("did not receive expected object %s", id)
-		case got != want:
-			why[id] = fmt.Sprintf("object %s: expected type %s, found %s", id, want, got)
-		default:
+		} else if wants == 1<<got {
 			continue
+		}
+		for want := object.Commit; want <= object.Tag && why[id] == ""; want++ {
+			if want != got && wants&(1<<want) != 0 {
+				why[id] = fmt.Sprintf("object %s: expected type %s, found %s", id, want, got)
+			}
 		}
 		bad = append(bad, id)
 	}

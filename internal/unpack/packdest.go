@@ -60,13 +60,13 @@ type packDest struct {
 func newPackDest(store *loose.Store, tx *batch.Transaction, entries keptEntries, work *pack.Counts) (*packDest, error) {
 	f, err := store.CreatePackTemp(tx, "pack")
 	if err != nil {
-		return nil, err
+		return nil, createErr(store, "pack", err)
 	}
 	in, err := store.FS().Open(f.Name())
 	if err != nil {
 		f.Close()
 		store.FS().Remove(f.Name())
-		return nil, err
+		return nil, createErr(store, "pack", err)
 	}
 	d := &packDest{entries: entries, store: store, tx: tx, fmt: store.Format(), file: f, in: in,
 		buf: bufio.NewWriterSize(f, 1<<20)}
@@ -84,15 +84,15 @@ func (d *packDest) Write(p []byte) (int, error) {
 		return 0, d.err
 	}
 	n, err := d.buf.Write(p)
-	d.err = err
-	return n, err
+	d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), err)
+	return n, d.err
 }
 
 // ReadAt reads the temporary pack, flushing what is still buffered.
 func (d *packDest) ReadAt(p []byte, off int64) (int, error) {
 	d.mu.Lock()
 	if d.buf.Buffered() > 0 && d.err == nil {
-		d.err = d.buf.Flush()
+		d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), d.buf.Flush())
 	}
 	err := d.err
 	d.mu.Unlock()

@@ -2,6 +2,10 @@ package unpack
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/loose"
@@ -15,7 +19,7 @@ import (
 func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, err error) {
 	d.mu.Lock()
 	if d.err == nil {
-		d.err = d.buf.Flush()
+		d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), d.buf.Flush())
 	}
 	err = d.err
 	d.mu.Unlock()
@@ -69,15 +73,28 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 	for ext, data := range contents {
 		f, err := d.store.CreatePackTemp(d.tx, ext)
 		if err != nil {
-			return abort(err)
+			if ext == "keep" { // git writes the .keep under its name
+				return abort(packWriteErr(ext, loose.StageCreate, d.store.PackPath(sum, ext), err))
+			}
+			return abort(createErr(d.store, ext, err))
 		}
 		files = append(files, loose.PackFile{Ext: ext, File: f})
 		if _, err := f.Write(data); err != nil {
-			return abort(err)
+			return abort(packWriteErr(ext, loose.StageWrite, f.Name(), err))
 		}
 	}
 	existed, err := d.store.PublishPack(d.tx, sum, files)
 	if err != nil {
+		var ce *batch.CommitError
+		if errors.As(err, &ce) {
+			// The final name pack-<sum>.<ext>, or a temporary file
+			// tmp_<ext>_XXXXXX.
+			ext := strings.TrimPrefix(filepath.Ext(ce.Path), ".")
+			if b, ok := strings.CutPrefix(filepath.Base(ce.Path), "tmp_"); ok {
+				ext, _, _ = strings.Cut(b, "_")
+			}
+			err = packWriteErr(ext, loose.StagePublish, ce.Path, err)
+		}
 		return nil, "", err
 	}
 	if keep.File && !existed {
@@ -92,7 +109,7 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.File, []byte, []pack.IndexEntry, error) {
 	f, err := d.store.CreatePackTemp(d.tx, "pack")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, createErr(d.store, "pack", err)
 	}
 	sum, added, err := pack.Complete(f, d.in, size, d.fmt, bases, func(id object.ID) (pack.Base, error) {
 		typ, data, err := d.store.Read(id)
@@ -104,6 +121,10 @@ func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.Fil
 	if err != nil {
 		f.Close()
 		d.store.FS().Remove(f.Name())
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "write" {
+			err = packWriteErr("pack", loose.StageWrite, f.Name(), err)
+		}
 		return nil, nil, nil, err
 	}
 	return f, sum, added, nil

@@ -110,6 +110,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.DryRun {
 		return dryRun(ctx, pack.NewReader(in, ropts), opts)
 	}
+	if opts.Keep != nil && opts.PackPolicy != nil {
+		policy = opts.PackPolicy
+	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(), external: map[object.ID]bool{},
@@ -131,7 +134,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	} else {
 		var err error
 		if pd, err = newPackDest(store, u.tx, u, &u.work); err != nil {
-			return Result{}, errors.Join(err, u.tx.End())
+			return Result{Kept: true}, errors.Join(err, u.tx.End())
 		}
 		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
 		ropts.Tee = pd
@@ -163,13 +166,19 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
 	err := u.finish(trailerErr)
-	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
+	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone(), Kept: pd != nil}
+	if ld != nil {
+		res.Written -= ld.lost
+	}
 	if pd != nil && err == nil {
 		var sum []byte
 		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
 		res.Pack = hex.EncodeToString(sum)
 	} else if pd != nil {
 		pd.discard()
+	}
+	if pd != nil && err != nil {
+		res.Written = 0 // they were in the pack, which is gone
 	}
 	u.unreserve()
 	if endErr := u.tx.End(); err == nil {

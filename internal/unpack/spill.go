@@ -55,13 +55,13 @@ func (s *spill) put(data []byte) (int64, error) {
 	off := s.off
 	n, err := s.file.Write(s.buf.Bytes())
 	s.off += int64(n)
-	return off, err
+	return off, packWriteErr("spill", loose.StageWrite, s.file.Name(), err)
 }
 
 func (s *spill) open() error {
 	f, err := s.store.CreatePackTemp(s.tx, "spill")
 	if err != nil {
-		return err
+		return createErr(s.store, "spill", err)
 	}
 	in, err := s.store.FS().Open(f.Name())
 	if err != nil {

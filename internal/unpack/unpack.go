@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/fsck"
 	"github.com/git-durable/git-durable/object"
 )
@@ -69,6 +70,10 @@ type Options struct {
 	// Keep, when set, keeps the pack (completed if thin) with its index
 	// in objects/pack instead of writing loose objects.
 	Keep *Keep
+	// PackPolicy, when set, publishes a kept pack instead of Run's policy:
+	// git syncs the packs it writes by the pack component of core.fsync,
+	// loose objects by the loose-object one.
+	PackPolicy *batch.Policy
 	// Reserve, when set, is told of the memory the run holds for the
 	// whole of its length and that grows with the pack (what it records
 	// of each entry), in steps of some KiB as entries arrive, and of the
@@ -92,6 +97,7 @@ type Result struct {
 	Checksum []byte // the pack's trailer, as received
 	Rest     []byte // input read past the trailer, to be passed on
 	Pack     string // with Keep: the kept pack's checksum in hex (pack-<Pack>.pack)
+	Kept     bool   // the pack was (to be) kept, not exploded: PackPolicy ran
 	KeepPath string // with Keep: the .keep file published with it, if any
 	Work     Work
 }

@@ -20,7 +20,27 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-const unpackUsage = "git unpack-durable [-n] [-q] [-r] [--strict] [--keep[=<msg>]] [--unpack-limit=<n>] [--stats]"
+// unpackUsage is what -h and a bad option print after "usage: ", in the
+// layout of git's parse-options.
+const unpackUsage = `git unpack-durable [-n] [-q] [-r] [--strict[=<msg-id>=<severity>,...]]
+                          [--max-input-size=<n>] [--pack_header=<version>,<count>]
+                          [--keep[=<msg>]] [--unpack-limit=<n>] [--stats] < <pack>
+
+    -n                    check the pack and write nothing (dry run)
+    -q                    do not show progress
+    -r                    recover: skip corrupt objects and go on
+    --strict[=<msg-id>=<severity>,...]
+                          check every object as git fsck does before it is written
+    --max-input-size=<n>  die if the pack is larger than <n> bytes
+    --pack_header=<version>,<count>
+                          the pack's 12-byte header was read already
+    --keep[=<msg>]        keep the pack (.pack, .idx, .rev, and a .keep with <msg>)
+    --unpack-limit=<n>    keep the pack only if it has at least <n> objects
+    --stats               print one line of statistics (JSON) on stderr
+    --version             print the version and exit
+
+Objects are synced as core.fsync and core.fsyncMethod say (batch when
+none of the fsync settings is set). See git-unpack-durable(1).`
 
 // unpackArgs are the parsed arguments of git-unpack-durable.
 type unpackArgs struct {
@@ -75,7 +95,7 @@ func parseUnpackArgs(args []string) (*unpackArgs, error) {
 		case strings.HasPrefix(arg, "--max-input-size="):
 			a.maxInputSize = leadingUint(strings.TrimPrefix(arg, "--max-input-size="))
 		case arg == "-h" || arg == "--help-all":
-			return nil, &cli.UsageError{Usage: unpackUsage, Help: true}
+			return nil, &cli.UsageError{Usage: unpackUsage}
 		default:
 			return nil, &cli.UsageError{Usage: unpackUsage}
 		}
@@ -126,7 +146,7 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 		return err
 	}
 	defer t.Close()
-	in := env.Stdin
+	in := cli.Interruptible(ctx, env.Stdin)
 	if a.header != nil {
 		in = io.MultiReader(bytes.NewReader(a.header), in)
 	}
@@ -146,13 +166,16 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 	}
 	st := t.Stats(res)
 	if err == nil || a.stats {
-		target.WriteTrace2(env.Getenv("GIT_TRACE2_EVENT"), env.Stderr, st.Stats)
+		target.WriteTrace2(env.Getenv, env.Stderr, st.Stats)
 	}
 	if a.stats {
 		line, _ := json.Marshal(st)
 		fmt.Fprintf(env.Stderr, "%s\n", line)
 	}
 	if err != nil {
+		if h := target.NoSpaceHint(err, t.Repo.ObjectDir); h != "" {
+			fmt.Fprintf(env.Stderr, "hint: %s\n", h)
+		}
 		return report(err, env.Stderr)
 	}
 	if res.Pack != "" { // as git index-pack --stdin reports a pack it kept

@@ -21,7 +21,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-x"}, 129, false},
 		{[]string{"-nq"}, 129, false}, // no bundling, as in git
 		{[]string{"file.pack"}, 129, false},
-		{[]string{"-h"}, 0, true},
+		{[]string{"-h"}, 129, false}, // git unpack-objects -h: usage on stderr, 129
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

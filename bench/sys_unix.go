@@ -1,0 +1,26 @@
+//go:build !windows
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// syncAll writes every dirty buffer of the system out (sync(2)), so that a
+// run does not pay for the dirty data of the one before.
+func syncAll() { syscall.Sync() }
+
+// maxRSSKB is the peak resident set of an ended process in KiB: getrusage's
+// ru_maxrss, which macOS counts in bytes and the others in KiB.
+func maxRSSKB(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss) / 1024
+	}
+	return int64(ru.Maxrss)
+}

@@ -1,0 +1,53 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/blocktest"
+)
+
+// TestDemoExplainsFallback runs make demo in a temporary directory on an
+// ext4 without a journal, where the batch scheme is not sound and the
+// fallback runs: the demo, which announces batch, must say why the result
+// reads fallback-fsync — once — and, on a tmpfs, where batch runs, say
+// nothing of the kind.
+func TestDemoExplainsFallback(t *testing.T) {
+	for _, tool := range []string{"make", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	fsys := blocktest.Ext4(64 << 20)
+	fsys.Mkfs = append(append([]string{}, fsys.Mkfs...), "-O", "^has_journal")
+	noJournal := blocktest.MountScratch(t, fsys)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	const why = "-> path fallback-fsync, not batch: filesystem ext4 without a journal is not known to make written-out data durable with a later rename"
+	for _, tc := range []struct {
+		dir     string
+		explain bool
+	}{{noJournal, true}, {"/dev/shm", false}} {
+		if st, err := os.Stat(tc.dir); err != nil || !st.IsDir() {
+			t.Logf("no %s: %v", tc.dir, err)
+			continue
+		}
+		cmd := exec.Command("make", "-s", "-C", root, "demo", "BIN="+bin)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tc.dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make demo in %s: %v\n%s", tc.dir, err, out)
+		}
+		if n := strings.Count(string(out), why); tc.explain && n != 1 || !tc.explain && strings.Contains(string(out), "fallback-fsync") {
+			t.Errorf("make demo in %s: %d explanations\n%s", tc.dir, n, out)
+		}
+	}
+}

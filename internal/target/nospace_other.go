@@ -1,0 +1,6 @@
+//go:build !(linux || darwin || freebsd)
+
+package target
+
+// NoSpaceHint is "" where the filesystem's inodes cannot be asked for.
+func NoSpaceHint(err error, dir string) string { return "" }
