@@ -16,7 +16,8 @@ type realConfig struct {
 	tiny       int    // invocations on the 3-object pack
 	shapes     string // the server shapes measured (serverShapes)
 	rounds     int
-	helper     string // git-remote-durable
+	helper     string          // git-remote-durable
+	rows       map[string]bool // the groups of rows measured (rowGroups)
 }
 
 // realVariants are the rows measured on the real pack.
@@ -96,7 +97,7 @@ func realHistory(r *runner, c realConfig) error {
 	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
 
 	r.packPath = mainPack
-	vs := realVariants()
+	vs := pick(realVariants(), c.rows)
 	res, err := rotate(r, vs, c.rounds, objects, true)
 	if err != nil {
 		return err
@@ -111,12 +112,18 @@ func realHistory(r *runner, c realConfig) error {
 	t.explode(st)
 
 	var clone *transfers // of the main selection: the revs shape's
-	if len(fromSel.revs) == 0 || len(toSel.revs) == 0 {
+	switch {
+	case !c.rows["clone"] && !c.rows["fetch"]:
+	case len(fromSel.revs) == 0 || len(toSel.revs) == 0:
 		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
-	} else if tr, err := cloneFetch(r, c, src, fromSel, toSel, t); err != nil {
-		return err
-	} else if toSel.label == mainSel.label {
-		clone = &tr
+	default:
+		tr, err := cloneFetch(r, c, src, fromSel, toSel, t)
+		if err != nil {
+			return err
+		}
+		if c.rows["clone"] && toSel.label == mainSel.label {
+			clone = &tr
+		}
 	}
 	if c.shapes != "" {
 		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
@@ -177,17 +184,20 @@ func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t
 		return transfers{}, err
 	}
 	tr := &transfer{r: r, shim: shim, wantMain: want}
-	clone, err := tr.rounds(d.url("to.git"), c.rounds, "clone")
-	if err != nil {
-		return transfers{}, err
+	var clone, fetch transfers
+	if c.rows["clone"] {
+		if clone, err = tr.rounds(d.url("to.git"), c.rounds, "clone"); err != nil {
+			return transfers{}, err
+		}
 	}
-	tr.base = filepath.Join(base, "mirror-from.git")
-	if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
-		return transfers{}, err
-	}
-	fetch, err := tr.rounds(d.url("to.git"), c.rounds, "fetch")
-	if err != nil {
-		return transfers{}, err
+	if c.rows["fetch"] {
+		tr.base = filepath.Join(base, "mirror-from.git")
+		if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
+			return transfers{}, err
+		}
+		if fetch, err = tr.rounds(d.url("to.git"), c.rounds, "fetch"); err != nil {
+			return transfers{}, err
+		}
 	}
 	fmt.Printf("\nmirror clone of %s and fetch %s → %s (%d objects) from git daemon on 127.0.0.1; %d rounds\n\n", toSel.label, fromSel.label, toSel.label, fetched, c.rounds)
 	t.transfers(os.Stdout, clone, fetch)

@@ -55,15 +55,15 @@ func table(w io.Writer, vs []variant, st map[string]stats) {
 	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range vs {
 		s := st[v.name]
-		ratio := ""
-		if v.base != "" {
-			ratio = fmt.Sprintf("%.2f× %s", s.wall/st[v.base].wall, v.base)
+		rel := ""
+		if r, ok := ratio(st, v.name, v.base); ok {
+			rel = fmt.Sprintf("%.2f× %s", r, v.base)
 		}
 		work := "  |  | "
 		if s.inflated > 0 {
 			work = fmt.Sprintf(" %.3f | %.3f | %.1f", s.inflated, s.patched, s.reread)
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %.2f | %.0f | %.0f | %.0f |%s |\n", v.name, s.wall, s.lo, s.hi, ratio, s.cpu, s.rss, s.wo, s.hf, work)
+		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %.2f | %.0f | %.0f | %.0f |%s |\n", v.name, s.wall, s.lo, s.hi, rel, s.cpu, s.rss, s.wo, s.hf, work)
 	}
 }
 
