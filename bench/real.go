@@ -18,6 +18,7 @@ type realConfig struct {
 	rounds     int
 	helper     string          // git-remote-durable
 	rows       map[string]bool // the groups of rows measured (rowGroups)
+	main       bool            // measure the -rev pack's own table, clone and fetch
 }
 
 // realVariants are the rows measured on the real pack.
@@ -96,24 +97,27 @@ func realHistory(r *runner, c realConfig) error {
 	}
 	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
 
-	r.packPath = mainPack
-	vs := pick(realVariants(), c.rows)
-	res, err := rotate(r, vs, c.rounds, objects, true)
-	if err != nil {
-		return err
-	}
-	st := map[string]stats{}
-	for _, v := range vs {
-		st[v.name] = summarize(res[v.name])
-	}
-	fmt.Printf("\n%d objects; %d rounds, order rotated every round; runs removed after each\n\n", objects, c.rounds)
-	table(os.Stdout, vs, st)
 	t := &targets{}
-	t.explode(st)
+	var st map[string]stats // the main rows, the revs shape's
+	r.packPath = mainPack
+	if c.main {
+		vs := pick(realVariants(), c.rows)
+		res, err := rotate(r, vs, c.rounds, objects, true)
+		if err != nil {
+			return err
+		}
+		st = map[string]stats{}
+		for _, v := range vs {
+			st[v.name] = summarize(res[v.name])
+		}
+		fmt.Printf("\n%d objects; %d rounds, order rotated every round; runs removed after each\n\n", objects, c.rounds)
+		table(os.Stdout, vs, st)
+		t.explode(st)
+	}
 
 	var clone *transfers // of the main selection: the revs shape's
 	switch {
-	case !c.rows["clone"] && !c.rows["fetch"]:
+	case !c.main || !c.rows["clone"] && !c.rows["fetch"]:
 	case len(fromSel.revs) == 0 || len(toSel.revs) == 0:
 		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
 	default:

@@ -136,11 +136,17 @@ func shapeSummary(w io.Writer, results []shapeResult, t *targets) {
 			}
 			return "–"
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f | %s | %.3f | %.3f | %s | %.0f | %.3f | %s | %.3f | %s |\n",
+		num := func(row string, x float64, format string) string {
+			if _, ok := st[row]; ok {
+				return fmt.Sprintf(format, x)
+			}
+			return "–"
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			name, in.entries, in.deltas(), in.far, in.medianDist, in.meanDepth,
-			cell("ours keep", "git index-pack"), st["ours keep"].inflated, st["ours keep"].patched,
-			cell(oursClone, gitClone), res.rss, st[oursClone].inflated,
-			cell("ours none", "git none"), st["ours none"].inflated, cell("ours batch", "ours none + sync -f"))
+			cell("ours keep", "git index-pack"), num("ours keep", st["ours keep"].inflated, "%.3f"), num("ours keep", st["ours keep"].patched, "%.3f"),
+			cell(oursClone, gitClone), num(oursClone, res.rss, "%.0f"), num(oursClone, st[oursClone].inflated, "%.3f"),
+			cell("ours none", "git none"), num("ours none", st["ours none"].inflated, "%.3f"), cell("ours batch", "ours none + sync -f"))
 		if r, ok := ratio(st, "ours keep", "git index-pack"); ok {
 			t.check(name+": ours keep ≤ 0.8× git index-pack --stdin", r <= 0.8, fmt.Sprintf("%.2f×", r))
 			deltas := float64(in.deltas()) / float64(in.entries)
