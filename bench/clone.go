@@ -129,9 +129,12 @@ func (t *transfer) run(url string, ours bool) (sample, int64, error) {
 		cmd.Dir = dest
 	}
 	rss := filepath.Join(r.work, "helper-rss.txt")
+	stats := filepath.Join(r.work, "helper-stats.txt")
 	os.Remove(rss)
+	os.Remove(stats)
 	cmd.Env = append(os.Environ(), "PATH="+t.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"GIT_DURABLE_BENCH_RSS="+rss, "GIT_CONFIG_PARAMETERS="+configParams([]string{"gc.auto=0", "maintenance.auto=false"}))
+		"GIT_DURABLE_BENCH_RSS="+rss, "GIT_REMOTE_DURABLE_STATS="+stats,
+		"GIT_CONFIG_PARAMETERS="+configParams([]string{"gc.auto=0", "maintenance.auto=false"}))
 	if r.force {
 		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
 	}
@@ -143,6 +146,9 @@ func (t *transfer) run(url string, ours bool) (sample, int64, error) {
 	}
 	if got, _ := gitOut(dest, "rev-parse", "refs/heads/main"); got != t.wantMain {
 		return s, 0, fmt.Errorf("%s: main is %q, want %s", url, got, t.wantMain)
+	}
+	if b, err := os.ReadFile(stats); err == nil {
+		s.work = parseWork(string(b))
 	}
 	var helperKB int64
 	b, _ := os.ReadFile(rss)

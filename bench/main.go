@@ -8,10 +8,8 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +18,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/git-durable/git-durable/object"
-	"github.com/git-durable/git-durable/pack"
 )
 
 func main() {
@@ -46,6 +41,7 @@ func bench() error {
 	files := flag.Int("files", 3000, "source files in the generated history")
 	commits := flag.Int("commits", 2700, "commits of edits in the generated history")
 	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
+	synth := flag.Bool("synthetic", true, "measure the generated history (false: only the real history's rows)")
 	var rc realConfig
 	flag.StringVar(&rc.repo, "repo", "", "real history: a repository whose history is packed and measured too")
 	flag.StringVar(&rc.pack, "pack", "", "real history: a pack measured as it is (its history cut from it)")
@@ -53,8 +49,14 @@ func bench() error {
 	flag.StringVar(&rc.fetch, "fetch", "", "the mirror fetch, `from..to` (revisions or numbers as -rev; default -rev minus 3000\nobjects, or <rev>~100, to -rev)")
 	flag.StringVar(&rc.scale, "scale", "30000,60000,100000,160000", "the scaling curve's packs (revisions or numbers as -rev)")
 	flag.IntVar(&rc.tiny, "tiny", 50, "invocations each on a 3-object pack (0 skips it)")
+	flag.StringVar(&rc.shapes, "shapes", "revs,daemon,aggressive,sorted,depth", "with -repo or -pack, the orders a server may send the -rev pack in, each from an upstream\nserved by git daemon: explode, --keep and a mirror clone of each (\"\" skips them; see bench/shapes.go)")
 	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
+	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
 	flag.Parse()
+	var err error
+	if rc.rows, err = parseRows(*rows); err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -82,65 +84,11 @@ func bench() error {
 		fmt.Printf("runs in %s without a journaled ext4 (%v): GIT_DURABLE_FORCE_BATCH=1, batch is measured but not durable there\n", *work, err)
 	}
 
-	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", *files, *commits)
-	r.packPath = filepath.Join(*work, fmt.Sprintf("history-%d-%d.pack", *files, *commits))
-	if _, err := os.Stat(r.packPath); err != nil {
-		src := filepath.Join(*work, "src")
-		os.RemoveAll(src)
-		pack, err := generate(src, history{*files, *commits})
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(r.packPath, pack, 0o644); err != nil {
-			return err
-		}
-		os.RemoveAll(src)
-	}
-	info, _, err := describePack(r.packPath)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("pack: %s\n", info)
-
-	// The floor needs the sizes of the files a real unpack creates.
-	ref := variant{name: "reference", argv: []string{"ours", "-q"}, config: []string{"core.fsync=none"}}
-	repo, err := r.repoFor(ref)
-	if err != nil {
-		return err
-	}
-	cmd := r.command(ref, repo)
-	cmd.Stdin, _ = os.Open(r.packPath)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("reference unpack: %v\n%s", err, out)
-	}
-	r.sizes = filepath.Join(*work, "sizes.txt")
-	objects, err := writeSizes(filepath.Join(repo, "objects"), r.sizes)
-	if err != nil {
-		return err
-	}
-	_, largest, err := objectSizes(repo)
-	if err != nil {
-		return err
-	}
-	// The reference repository stays until cleanup, like every run's.
-	fmt.Printf("unpacked: %d objects, the largest %d bytes\n", objects, largest)
-
-	vs := variants()
-	results, err := rotate(r, vs, *rounds, objects, false)
-	if err != nil {
-		return err
-	}
-	sys, err := syscallsPerObject(r, objects)
-	if err != nil {
-		return err
-	}
-	var big []sample
-	if *bigMB > 0 {
-		if big, err = bigBlob(r, *bigMB); err != nil {
+	if *synth {
+		if err := synthetic(r, *work, history{*files, *commits}, *rounds, *bigMB); err != nil {
 			return err
 		}
 	}
-	report(os.Stdout, vs, results, objects, largest, sys, big, *bigMB)
 	if rc.repo == "" && rc.pack == "" {
 		return nil
 	}
@@ -157,6 +105,71 @@ func bench() error {
 	return realHistory(r, rc)
 }
 
+// synthetic measures every variant on the generated history's pack and
+// prints the table and the targets.
+func synthetic(r *runner, work string, h history, rounds, bigMB int) error {
+	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", h.files, h.commits)
+	r.packPath = filepath.Join(work, fmt.Sprintf("history-%d-%d.pack", h.files, h.commits))
+	if _, err := os.Stat(r.packPath); err != nil {
+		src := filepath.Join(work, "src")
+		os.RemoveAll(src)
+		pack, err := generate(src, h)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(r.packPath, pack, 0o644); err != nil {
+			return err
+		}
+		os.RemoveAll(src)
+	}
+	info, err := describePack(r.packPath)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("pack: %s\n", info)
+
+	// The floor needs the sizes of the files a real unpack creates.
+	ref := variant{name: "reference", argv: []string{"ours", "-q"}, config: []string{"core.fsync=none"}}
+	repo, err := r.repoFor(ref)
+	if err != nil {
+		return err
+	}
+	cmd := r.command(ref, repo)
+	cmd.Stdin, _ = os.Open(r.packPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("reference unpack: %v\n%s", err, out)
+	}
+	r.sizes = filepath.Join(work, "sizes.txt")
+	objects, err := writeSizes(filepath.Join(repo, "objects"), r.sizes)
+	if err != nil {
+		return err
+	}
+	_, largest, err := objectSizes(repo)
+	if err != nil {
+		return err
+	}
+	// The reference repository stays until cleanup, like every run's.
+	fmt.Printf("unpacked: %d objects, the largest %d bytes\n", objects, largest)
+
+	vs := variants()
+	results, err := rotate(r, vs, rounds, objects, false)
+	if err != nil {
+		return err
+	}
+	sys, err := syscallsPerObject(r, objects)
+	if err != nil {
+		return err
+	}
+	var big []sample
+	if bigMB > 0 {
+		if big, err = bigBlob(r, bigMB); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, vs, results, objects, largest, sys, big, bigMB)
+	return nil
+}
+
 func newBar(n int) *progressbar.ProgressBar {
 	return progressbar.NewOptions(n,
 		progressbar.OptionSetWriter(plainWriter{os.Stderr}), // no Sync() on stderr
@@ -171,38 +184,6 @@ func newBar(n int) *progressbar.ProgressBar {
 type plainWriter struct{ w *os.File }
 
 func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
-
-// describePack counts the entries and deltas of the pack.
-func describePack(path string) (string, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", 0, err
-	}
-	r := pack.NewReader(bufio.NewReader(f), pack.ReaderOptions{})
-	var n, ofs, ref int
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		n++
-		switch e.Type {
-		case object.OfsDelta:
-			ofs++
-		case object.RefDelta:
-			ref++
-		}
-	}
-	return fmt.Sprintf("%s: %.1f MiB, %d entries, %d OFS deltas, %d REF deltas", filepath.Base(path), float64(fi.Size())/(1<<20), n, ofs, ref), n, nil
-}
 
 // objectSizes returns the sum of the sizes of the objects in the bare
 // repository repo, and the largest.

@@ -14,8 +14,10 @@ type realConfig struct {
 	fetch      string // "<from>..<to>" of the incremental fetch
 	scale      string // the points of the scaling curve
 	tiny       int    // invocations on the 3-object pack
+	shapes     string // the server shapes measured (serverShapes)
 	rounds     int
-	helper     string // git-remote-durable
+	helper     string          // git-remote-durable
+	rows       map[string]bool // the groups of rows measured (rowGroups)
 }
 
 // realVariants are the rows measured on the real pack.
@@ -37,7 +39,7 @@ func realVariants() []variant {
 func realHistory(r *runner, c realConfig) error {
 	src, walk, mainSpec := c.repo, []string{"HEAD"}, c.rev
 	var (
-		info    string // the measured pack, described once
+		info    shape // the measured pack, described once
 		objects int
 		err     error
 	)
@@ -45,9 +47,10 @@ func realHistory(r *runner, c realConfig) error {
 		if src, err = packRepo(r.work, c.pack); err != nil {
 			return err
 		}
-		if info, objects, err = describePack(c.pack); err != nil {
+		if info, err = describePack(c.pack); err != nil {
 			return err
 		}
+		objects = info.entries
 		walk, mainSpec = []string{"--all"}, "--all"
 	} else if src, err = gitOut(c.repo, "rev-parse", "--absolute-git-dir"); err != nil {
 		return err
@@ -86,14 +89,15 @@ func realHistory(r *runner, c realConfig) error {
 		if mainPack, err = packFor(src, r.work, mainSel); err != nil {
 			return err
 		}
-		if info, objects, err = describePack(mainPack); err != nil {
+		if info, err = describePack(mainPack); err != nil {
 			return err
 		}
+		objects = info.entries
 	}
 	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
 
 	r.packPath = mainPack
-	vs := realVariants()
+	vs := pick(realVariants(), c.rows)
 	res, err := rotate(r, vs, c.rounds, objects, true)
 	if err != nil {
 		return err
@@ -107,10 +111,24 @@ func realHistory(r *runner, c realConfig) error {
 	t := &targets{}
 	t.explode(st)
 
-	if len(fromSel.revs) == 0 || len(toSel.revs) == 0 {
+	var clone *transfers // of the main selection: the revs shape's
+	switch {
+	case !c.rows["clone"] && !c.rows["fetch"]:
+	case len(fromSel.revs) == 0 || len(toSel.revs) == 0:
 		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
-	} else if err := cloneFetch(r, c, src, fromSel, toSel, t); err != nil {
-		return err
+	default:
+		tr, err := cloneFetch(r, c, src, fromSel, toSel, t)
+		if err != nil {
+			return err
+		}
+		if c.rows["clone"] && toSel.label == mainSel.label {
+			clone = &tr
+		}
+	}
+	if c.shapes != "" {
+		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
+			return err
+		}
 	}
 	if c.tiny > 0 {
 		ours, git, traced, err := tinyRuns(r, c.tiny)
@@ -133,51 +151,55 @@ func realHistory(r *runner, c realConfig) error {
 }
 
 // cloneFetch measures the mirror clone of to, and the fetch from a mirror
-// of from to to, through git daemon on loopback, ours and git alternating.
-func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) error {
+// of from to to, through git daemon on loopback, ours and git alternating,
+// and returns the clone's samples.
+func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) (transfers, error) {
 	base := filepath.Join(r.work, "upstreams")
 	os.RemoveAll(base)
 	defer os.RemoveAll(base)
 	if err := os.MkdirAll(base, 0o755); err != nil {
-		return err
+		return transfers{}, err
 	}
 	if err := makeUpstream(src, base, "from.git", fromSel); err != nil {
-		return err
+		return transfers{}, err
 	}
 	if err := makeUpstream(src, base, "to.git", toSel); err != nil {
-		return err
+		return transfers{}, err
 	}
 	want, err := gitOut(filepath.Join(base, "to.git"), "rev-parse", "refs/heads/main")
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	fetched, err := countObjects(src, toSel, fromSel)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	d, err := startDaemon(base)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	defer d.stop()
 	shim, err := helperShim(base, c.helper)
 	if err != nil {
-		return err
+		return transfers{}, err
 	}
 	tr := &transfer{r: r, shim: shim, wantMain: want}
-	clone, err := tr.rounds(d.url("to.git"), c.rounds, "clone")
-	if err != nil {
-		return err
+	var clone, fetch transfers
+	if c.rows["clone"] {
+		if clone, err = tr.rounds(d.url("to.git"), c.rounds, "clone"); err != nil {
+			return transfers{}, err
+		}
 	}
-	tr.base = filepath.Join(base, "mirror-from.git")
-	if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
-		return err
-	}
-	fetch, err := tr.rounds(d.url("to.git"), c.rounds, "fetch")
-	if err != nil {
-		return err
+	if c.rows["fetch"] {
+		tr.base = filepath.Join(base, "mirror-from.git")
+		if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
+			return transfers{}, err
+		}
+		if fetch, err = tr.rounds(d.url("to.git"), c.rounds, "fetch"); err != nil {
+			return transfers{}, err
+		}
 	}
 	fmt.Printf("\nmirror clone of %s and fetch %s → %s (%d objects) from git daemon on 127.0.0.1; %d rounds\n\n", toSel.label, fromSel.label, toSel.label, fetched, c.rounds)
 	t.transfers(os.Stdout, clone, fetch)
-	return nil
+	return clone, nil
 }

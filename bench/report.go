@@ -18,33 +18,52 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// stats are the medians of one variant's samples.
-type stats struct{ wall, lo, hi, cpu, rss, wo, hf float64 }
+// stats are the medians of one variant's samples. inflated and patched
+// are per object, and with reread (MiB) they are known for ours only (0
+// otherwise): the work is the same in every run of one pack, unless the
+// cache's contents depend on the timing of the workers.
+type stats struct {
+	wall, lo, hi, cpu, rss, wo, hf float64
+	inflated, patched, reread      float64
+}
 
 func summarize(ss []sample) stats {
-	var wall, cpu, rss, wo, hf []float64
+	var wall, cpu, rss, wo, hf, inf, pat, rr []float64
 	for _, s := range ss {
 		wall = append(wall, s.wall.Seconds())
 		cpu = append(cpu, s.cpu.Seconds())
 		rss = append(rss, float64(s.rssKB)/1024)
 		wo = append(wo, float64(s.writeouts))
 		hf = append(hf, float64(s.flushes))
+		if n := float64(s.work.Objects); n > 0 {
+			inf = append(inf, float64(s.work.Inflated)/n)
+			pat = append(pat, float64(s.work.Patched)/n)
+			rr = append(rr, float64(s.work.Reread)/(1<<20))
+		}
 	}
 	sort.Float64s(wall)
-	return stats{median(wall), wall[0], wall[len(wall)-1], median(cpu), median(rss), median(wo), median(hf)}
+	st := stats{wall: median(wall), lo: wall[0], hi: wall[len(wall)-1], cpu: median(cpu), rss: median(rss), wo: median(wo), hf: median(hf)}
+	if len(inf) > 0 {
+		st.inflated, st.patched, st.reread = median(inf), median(pat), median(rr)
+	}
+	return st
 }
 
 // table prints one row per variant, with its ratio to its base.
 func table(w io.Writer, vs []variant, st map[string]stats) {
-	fmt.Fprintf(w, "| variant | wall s (median) | min–max | ratio | CPU s | max RSS MiB | writeout-only | hardware-flush |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| variant | wall s (median) | min–max | ratio | CPU s | max RSS MiB | writeout-only | hardware-flush | inflates/object | patches/object | re-read MiB |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range vs {
 		s := st[v.name]
-		ratio := ""
-		if v.base != "" {
-			ratio = fmt.Sprintf("%.2f× %s", s.wall/st[v.base].wall, v.base)
+		rel := ""
+		if r, ok := ratio(st, v.name, v.base); ok {
+			rel = fmt.Sprintf("%.2f× %s", r, v.base)
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %.2f | %.0f | %.0f | %.0f |\n", v.name, s.wall, s.lo, s.hi, ratio, s.cpu, s.rss, s.wo, s.hf)
+		work := "  |  | "
+		if s.inflated > 0 {
+			work = fmt.Sprintf(" %.3f | %.3f | %.1f", s.inflated, s.patched, s.reread)
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %.2f | %.0f | %.0f | %.0f |%s |\n", v.name, s.wall, s.lo, s.hi, rel, s.cpu, s.rss, s.wo, s.hf, work)
 	}
 }
 

@@ -32,6 +32,35 @@ type sample struct {
 	writeouts   int64
 	flushes     int64
 	objectsSeen int
+	work        work // ours only: what the unpacker inflated and applied
+}
+
+// work is what our unpacker reports having done (--stats, or the remote
+// helper's GIT_REMOTE_DURABLE_STATS lines, summed over its batches):
+// entries inflated, deltas applied, bytes inflated again.
+type work struct {
+	Objects  int64 `json:"objects"`
+	Inflated int64 `json:"inflated"`
+	Patched  int64 `json:"patched"`
+	Reread   int64 `json:"reread"`
+}
+
+// add sums the work of several unpacks.
+func (w work) add(o work) work {
+	return work{w.Objects + o.Objects, w.Inflated + o.Inflated, w.Patched + o.Patched, w.Reread + o.Reread}
+}
+
+// parseWork sums the JSON lines of text that report an unpack's work;
+// other lines are skipped.
+func parseWork(text string) work {
+	var sum work
+	for _, line := range strings.Split(text, "\n") {
+		var w work
+		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &w) == nil {
+			sum = sum.add(w)
+		}
+	}
+	return sum
 }
 
 // runner holds what every run shares.
@@ -78,6 +107,7 @@ func (r *runner) command(v variant, repo string) *exec.Cmd {
 	switch argv[0] {
 	case "ours":
 		argv[0] = r.bin
+		argv = append(argv, "--stats") // its work, as a JSON line on stderr
 	case "floor":
 		argv = append([]string{r.self, "floor", "-sizes", r.sizes, "-dir", filepath.Join(repo, "objects")}, argv[1:]...)
 	}
@@ -144,6 +174,7 @@ func (r *runner) timed(cmd *exec.Cmd) (sample, error) {
 		s.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	}
 	s.writeouts, s.flushes = counters(trace)
+	s.work = parseWork(stderr.String())
 	return s, nil
 }
 

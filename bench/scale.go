@@ -29,11 +29,11 @@ func scaling(r *runner, src string, sels []selection, rounds int) ([]*point, err
 		if err != nil {
 			return nil, err
 		}
-		_, n, err := describePack(path)
+		sh, err := describePack(path)
 		if err != nil {
 			return nil, err
 		}
-		pts = append(pts, &point{sel: s, pack: path, objects: n})
+		pts = append(pts, &point{sel: s, pack: path, objects: sh.entries})
 	}
 	saved := r.packPath
 	defer func() { r.packPath = saved }()

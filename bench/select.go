@@ -32,7 +32,9 @@ func selectRev(repo, spec string) (selection, error) {
 		return selection{}, fmt.Errorf("%s is not a commit in %s", spec, repo)
 	}
 	s := selection{label: spec, revs: []string{spec}, refs: []string{"refs/heads/main " + commit}}
-	if tag, err := gitOut(repo, "rev-parse", "--verify", "-q", "refs/tags/"+spec); err == nil {
+	// show-ref, not rev-parse: "v1.0.0~100" is a revision, not a tag.
+	if out, err := gitOut(repo, "show-ref", "--verify", "refs/tags/"+spec); err == nil {
+		tag, _, _ := strings.Cut(out, " ")
 		s.refs = append(s.refs, "refs/tags/"+spec+" "+tag)
 	}
 	return s, nil

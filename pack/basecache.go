@@ -8,8 +8,10 @@ import (
 )
 
 // ObjectCache keeps objects by key within a bound in bytes, least recently
-// used out first: git's delta base cache (core.deltaBaseCacheLimit). An
-// object larger than a quarter of the bound is not kept. Cached data is
+// used out first: git's delta base cache (core.deltaBaseCacheLimit). Each
+// object counts its data and cachedCost for what keeping it costs beside
+// (a cache of a million tiny objects is not a cache of their bytes); one
+// that counts more than a quarter of the bound is not kept. Cached data is
 // shared between callers and must not be modified. It is safe for any
 // number of goroutines; a nil cache keeps nothing.
 type ObjectCache[K comparable] struct {
@@ -25,6 +27,10 @@ type cachedObject[K comparable] struct {
 	typ  object.Type
 	data []byte
 }
+
+// cachedCost is what an object costs the cache beyond its data: its
+// element in the order, its slot in the map, the slice.
+const cachedCost = 128
 
 // NewObjectCache returns a cache of at most max bytes of object data.
 func NewObjectCache[K comparable](max int64) *ObjectCache[K] {
@@ -49,7 +55,7 @@ func (c *ObjectCache[K]) Get(k K) (object.Type, []byte, bool) {
 
 // Put caches an object under k.
 func (c *ObjectCache[K]) Put(k K, typ object.Type, data []byte) {
-	if c == nil || int64(len(data)) > c.max/4 {
+	if c == nil || int64(len(data))+cachedCost > c.max/4 {
 		return
 	}
 	c.mu.Lock()
@@ -59,13 +65,13 @@ func (c *ObjectCache[K]) Put(k K, typ object.Type, data []byte) {
 		return
 	}
 	c.items[k] = c.order.PushFront(&cachedObject[K]{k, typ, data})
-	c.size += int64(len(data))
+	c.size += int64(len(data)) + cachedCost
 	for c.size > c.max {
 		el := c.order.Back()
 		e := el.Value.(*cachedObject[K])
 		c.order.Remove(el)
 		delete(c.items, e.key)
-		c.size -= int64(len(e.data))
+		c.size -= int64(len(e.data)) + cachedCost
 	}
 }
 

@@ -62,3 +62,27 @@ func TestBaseCache(t *testing.T) {
 		t.Errorf("reads with a 16-byte cache %d, want %d as without", reads["tiny"], reads["none"])
 	}
 }
+
+// TestObjectCacheCountsEachObject puts 100,000 objects of one byte into a
+// cache of 1 MiB: what it keeps is bounded by what keeping each costs, not
+// by their bytes alone (before, it kept all of them, some 15 MiB of
+// bookkeeping for 100 KB of data).
+func TestObjectCacheCountsEachObject(t *testing.T) {
+	c := pack.NewObjectCache[int](1 << 20)
+	const n = 100000
+	for i := 0; i < n; i++ {
+		c.Put(i, object.Blob, []byte{byte(i)})
+	}
+	kept := 0
+	for i := 0; i < n; i++ {
+		if _, _, ok := c.Get(i); ok {
+			kept++
+		}
+	}
+	if kept == 0 || kept > (1<<20)/100 {
+		t.Errorf("kept %d of %d one-byte objects in 1 MiB", kept, n)
+	}
+	if _, _, ok := c.Get(n - 1); !ok {
+		t.Error("the last object put is not kept")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zlib"
 
@@ -46,6 +47,40 @@ type File struct {
 	// chains. The data Object and ObjectAt return may then be shared
 	// with later calls: it must not be modified.
 	Cache *BaseCache
+	// Counts, when set, tallies the entries inflated and the deltas
+	// applied.
+	Counts *Counts
+}
+
+// Counts tallies the work of reading a pack: the entries inflated, the
+// bytes they inflated to and the deltas applied. It is safe for any number
+// of goroutines; a nil Counts counts nothing.
+type Counts struct {
+	inflated, bytes, applied atomic.Int64
+}
+
+// Inflated records an entry inflated to n bytes.
+func (c *Counts) Inflated(n int) {
+	if c != nil {
+		c.inflated.Add(1)
+		c.bytes.Add(int64(n))
+	}
+}
+
+// Applied records a delta applied.
+func (c *Counts) Applied() {
+	if c != nil {
+		c.applied.Add(1)
+	}
+}
+
+// Totals returns the entries inflated, the bytes they inflated to and the
+// deltas applied so far.
+func (c *Counts) Totals() (inflated, bytes, applied int64) {
+	if c == nil {
+		return 0, 0, 0
+	}
+	return c.inflated.Load(), c.bytes.Load(), c.applied.Load()
 }
 
 // NewFile returns a File over the pack bytes r whose objects loc finds.
@@ -76,9 +111,19 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	if t, data, ok := p.Cache.get(p, off); ok {
 		return t, data, nil
 	}
-	e, data, err := p.EntryAt(off)
+	// The base first, the delta once the base is in hand: a walk down a
+	// long chain holds no delta of it on the way.
+	e, err := p.headerAt(off)
 	if err != nil {
 		return object.Bad, nil, err
+	}
+	if e.Type != object.OfsDelta && e.Type != object.RefDelta {
+		_, data, err := p.EntryAt(off)
+		if err != nil {
+			return object.Bad, nil, err
+		}
+		p.Cache.put(p, off, e.Type, data)
+		return e.Type, data, nil
 	}
 	var t object.Type
 	var base []byte
@@ -93,24 +138,42 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 		} else {
 			return object.Bad, nil, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
 		}
-	default:
-		p.Cache.put(p, off, e.Type, data)
-		return e.Type, data, nil
 	}
+	if err != nil {
+		return object.Bad, nil, err
+	}
+	_, data, err := p.EntryAt(off)
 	if err != nil {
 		return object.Bad, nil, err
 	}
 	if data, err = ApplyDelta(nil, base, data); err != nil {
 		return object.Bad, nil, err
 	}
+	p.Counts.Applied()
 	p.Cache.put(p, off, t, data)
 	return t, data, nil
+}
+
+// headerAt returns the header of the entry at offset off.
+func (p *File) headerAt(off int64) (Entry, error) {
+	// Type and size, and an offset or an id: 64 bytes hold them all.
+	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 64), 64)
+	e, err := readEntryHeader(br, off, p.format)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return e, err
 }
 
 // EntryAt returns the header and the inflated data of the entry at offset
 // off as they are in the pack: for a delta, the delta itself, unresolved.
 func (p *File) EntryAt(off int64) (Entry, []byte, error) {
-	br := bufio.NewReaderSize(io.NewSectionReader(p.r, off, 1<<62), 4096)
+	br, _ := entryReaders.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(nil, 4096)
+	}
+	defer entryReaders.Put(br)
+	br.Reset(io.NewSectionReader(p.r, off, 1<<62))
 	e, err := readEntryHeader(br, off, p.format)
 	if err != nil {
 		return e, nil, err
@@ -119,8 +182,13 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 	if err != nil {
 		return e, nil, &CorruptError{Offset: off, Err: err}
 	}
+	p.Counts.Inflated(len(data))
 	return e, data, nil
 }
+
+// entryReaders keeps the buffered readers of EntryAt for reuse: a pack
+// read back entry by entry would allocate 4 KiB for each.
+var entryReaders sync.Pool
 
 // inflaters keeps zlib readers for reuse: a new one allocates its
 // decoder's tables, tens of KiB, for each entry read.

@@ -131,7 +131,7 @@ func (t *Target) Stats(res unpack.Result) Stats {
 		st.Reason = t.Settings.Unsynced
 	}
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack, Stats: st}
+		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.
@@ -148,5 +148,7 @@ type Stats struct {
 	Repaired int64   `json:"repaired"`
 	Seconds  float64 `json:"seconds"`        // to the millisecond
 	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
+	// Work says how often entries were inflated and deltas applied.
+	unpack.Work
 	batch.Stats
 }

@@ -35,6 +35,7 @@ type looseDest struct {
 	store *loose.Store
 	tx    *batch.Transaction
 	fail  func(error)
+	work  *pack.Counts // reads of the store
 
 	queue chan *publication
 	wg    sync.WaitGroup
@@ -53,8 +54,8 @@ type publication struct {
 	data []byte
 }
 
-func newLooseDest(store *loose.Store, tx *batch.Transaction, fail func(error)) *looseDest {
-	d := &looseDest{store: store, tx: tx, fail: fail, queue: make(chan *publication, 2*publishers),
+func newLooseDest(store *loose.Store, tx *batch.Transaction, fail func(error), work *pack.Counts) *looseDest {
+	d := &looseDest{store: store, tx: tx, fail: fail, work: work, queue: make(chan *publication, 2*publishers),
 		inflight: map[object.ID]*publication{}}
 	for i := 0; i < publishers; i++ {
 		d.wg.Add(1)
@@ -109,7 +110,11 @@ func (d *looseDest) read(id object.ID) (object.Type, []byte, error) {
 	if ok {
 		return p.typ, p.data, nil
 	}
-	return d.store.Read(id)
+	typ, data, err := d.store.Read(id)
+	if err == nil {
+		d.work.Inflated(len(data))
+	}
+	return typ, data, err
 }
 
 func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {

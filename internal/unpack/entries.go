@@ -14,26 +14,27 @@ import (
 func (u *unpacker) located(id object.ID) (off int64, typ object.Type, ok bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	k, ok := u.ids[id]
-	if !ok || !u.entries[k].done {
+	k, ok := u.entries.find(id)
+	if !ok || !u.entries.at(k).done {
 		return 0, 0, false
 	}
-	return u.entries[k].off, u.entries[k].typ, true
+	return u.entries.at(k).off, u.entries.at(k).typ, true
 }
 
 // offsetOf returns where entry idx starts in the pack.
 func (u *unpacker) offsetOf(idx int32) int64 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.entries[idx].off
+	return u.entries.at(idx).off
 }
 
 // indexEntries returns every entry as a pack index lists it.
 func (u *unpacker) indexEntries() []pack.IndexEntry {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	entries := make([]pack.IndexEntry, 0, len(u.entries))
-	for _, e := range u.entries {
+	entries := make([]pack.IndexEntry, 0, u.entries.len())
+	for k := range int32(u.entries.len()) {
+		e := u.entries.at(k)
 		entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
 	}
 	return entries
@@ -46,7 +47,7 @@ func (u *unpacker) thinBases() []object.ID {
 	defer u.mu.Unlock()
 	var thin []object.ID
 	for id := range u.external {
-		if _, ok := u.ids[id]; !ok {
+		if _, ok := u.entries.find(id); !ok {
 			thin = append(thin, id)
 		}
 	}

@@ -58,8 +58,8 @@ func (h *held) get(id object.ID) (object.Type, []byte, bool) {
 // writeHeld checks and writes every held object in pack order (git's
 // write_rest), then runs the checks that need all objects (fsck_finish).
 func (u *unpacker) writeHeld() error {
-	for _, e := range u.entries {
-		if _, ok := u.held.objs[e.id]; ok && e.done {
+	for k := range int32(u.entries.len()) {
+		if e := u.entries.at(k); u.held.objs[e.id] != nil && e.done {
 			if err := u.checkHeld(e.id); err != nil {
 				return err
 			}

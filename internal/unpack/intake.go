@@ -3,7 +3,6 @@ package unpack
 import (
 	"errors"
 	"io"
-	"sort"
 
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
@@ -22,12 +21,12 @@ func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
 		u.fail(err)
 		return nil
 	}
-	u.entries = make([]entry, 0, min(hdr.Count, 1<<16))
 	for i := 0; ; i++ {
 		if err := u.ctx.Err(); err != nil {
 			u.fail(err)
 			return nil
 		}
+		u.holdBack()
 		if u.firstErr() != nil {
 			return nil
 		}
@@ -62,9 +61,9 @@ func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
 func (u *unpacker) addEntry(off int64) int32 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.entries = append(u.entries, entry{off: off})
+	k := u.entries.add(off)
 	u.reserved()
-	return int32(len(u.entries) - 1)
+	return k
 }
 
 // streamAbove: non-delta blobs larger than this are streamed whatever
@@ -88,7 +87,7 @@ func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 		var crc uint32
 		crc, err = r.CRC32() // also passes the whole entry on to the kept pack
 		u.mu.Lock()
-		u.entries[idx].crc = crc
+		u.entries.at(idx).crc = crc
 		u.mu.Unlock()
 	}
 	if err != nil {
@@ -114,14 +113,14 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 	u.mu.Lock()
 	base := int32(-1)
 	if baseOff >= 0 {
-		k := sort.Search(len(u.entries), func(i int) bool { return u.entries[i].off >= baseOff })
-		if k == len(u.entries) || u.entries[k].off != baseOff {
+		k, ok := u.entries.atOffset(baseOff)
+		if !ok {
 			u.orphans++ // git queues it under an offset no entry has
 			u.mu.Unlock()
 			return
 		}
-		base = int32(k)
-	} else if k, ok := u.ids[baseID]; ok {
+		base = k
+	} else if k, ok := u.entries.find(baseID); ok {
 		base = k
 	}
 	if base >= 0 {
@@ -147,7 +146,7 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 	// Not in the store: wait for an entry of that id, unless one got done
 	// while the store was asked.
 	u.mu.Lock()
-	if k, ok := u.ids[baseID]; ok {
+	if k, ok := u.entries.find(baseID); ok {
 		ready := u.toEntry(j, k)
 		u.mu.Unlock()
 		if ready {
@@ -162,14 +161,21 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 
 // toEntry points the delta j at the base entry k and says whether k is
 // done (the caller then submits j, once u.mu is unlocked); if not, j waits
-// for k. u.mu must be held.
+// for k, or, when k was put off to the second pass, is put off with it.
+// u.mu must be held.
 func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 	j.base = k
-	if u.entries[k].done {
+	u.entries.at(j.idx).base = k
+	if u.entries.at(k).done {
 		return true
+	}
+	if u.entries.at(k).later {
+		u.putOff(j)
+		return false
 	}
 	u.waiting[k] = append(u.waiting[k], j)
 	u.park(j)
+	u.countWait(j, k)
 	return false
 }
 
@@ -182,6 +188,9 @@ const (
 
 // submit queues a job for the workers, within the memory budget.
 func (u *unpacker) submit(j *job) {
+	u.mu.Lock()
+	u.entries.at(j.idx).flight = true
+	u.mu.Unlock()
 	n := int64(len(j.data))
 	if !u.budget.tryAcquire(n) {
 		u.dispatch() // what waits in the batch must be able to finish

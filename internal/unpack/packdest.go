@@ -64,7 +64,7 @@ type packDest struct {
 	err error // first write error
 }
 
-func newPackDest(store *loose.Store, tx *batch.Transaction, entries keptEntries) (*packDest, error) {
+func newPackDest(store *loose.Store, tx *batch.Transaction, entries keptEntries, work *pack.Counts) (*packDest, error) {
 	f, err := store.CreatePackTemp(tx, "pack")
 	if err != nil {
 		return nil, createErr(store, "pack", err)
@@ -78,7 +78,8 @@ func newPackDest(store *loose.Store, tx *batch.Transaction, entries keptEntries)
 	d := &packDest{entries: entries, store: store, tx: tx, fmt: store.Format(), file: f, in: in,
 		buf: bufio.NewWriterSize(f, 1<<20)}
 	d.rd = pack.NewFile(d, d, d.fmt)
-	d.rd.External = store.Read
+	d.rd.External = d.readStore
+	d.rd.Counts = work
 	return d, nil
 }
 
@@ -120,7 +121,16 @@ func (d *packDest) read(id object.ID) (object.Type, []byte, error) {
 	if off, ok := d.FindOffset(id); ok {
 		return d.rd.ObjectAt(off)
 	}
-	return d.store.Read(id)
+	return d.readStore(id)
+}
+
+// readStore reads an object of the store: a thin pack's base.
+func (d *packDest) readStore(id object.ID) (object.Type, []byte, error) {
+	typ, data, err := d.store.Read(id)
+	if err == nil {
+		d.rd.Counts.Inflated(len(data))
+	}
+	return typ, data, err
 }
 
 // stream only hashes a big blob: its bytes reach the file through the Tee.

@@ -55,6 +55,7 @@ func (u *unpacker) park(j *job) {
 
 // unpark is called, with u.mu held, as j stops waiting.
 func (u *unpacker) unpark(j *job) {
+	u.unwait(j)
 	if !j.spilled {
 		u.parked -= int64(len(j.data))
 	}
@@ -75,6 +76,11 @@ func (u *unpacker) reload(j *job) error {
 // entry starts.
 func (u *unpacker) unresolved() int {
 	n := u.orphans
+	for k := range int32(u.entries.len()) {
+		if u.entries.at(k).later {
+			n++
+		}
+	}
 	for _, js := range u.waiting {
 		n += len(js)
 	}

@@ -1,16 +1,13 @@
 package unpack
 
-import (
-	"unsafe"
-
-	"github.com/git-durable/git-durable/object"
-)
+import "unsafe"
 
 // perEntry is what a run holds for each entry of the pack until it ends:
-// the entry and its slot in u.ids, twice over for the room that append and
-// map growth leave. It is the only memory of a run that grows with the
-// pack; the rest (base cache, queued jobs, waiting deltas) is bounded.
-const perEntry = 2 * int64(unsafe.Sizeof(entry{})+unsafe.Sizeof(object.ID{})+unsafe.Sizeof(int32(0)))
+// the entry, and its slots in the index of ids as that grows (the old
+// slots and the new, at once). It is the only memory of a run that grows
+// with the pack; the rest (base cache, queued jobs, waiting deltas) is
+// bounded.
+const perEntry = int64(unsafe.Sizeof(entry{})) + slotBytes + slotBytes/2
 
 // reserveEvery is how many entries each call of Options.Reserve covers.
 const reserveEvery = 1024
@@ -18,9 +15,43 @@ const reserveEvery = 1024
 // reserved tells Options.Reserve about the memory held for entries, each
 // time reserveEvery more were added; u.mu must be held.
 func (u *unpacker) reserved() {
-	if u.opts.Reserve != nil && len(u.entries)%reserveEvery == 0 {
+	if u.opts.Reserve != nil && u.entries.len()%reserveEvery == 0 {
 		u.opts.Reserve(reserveEvery * perEntry)
 		u.reservedBytes += reserveEvery * perEntry
+	}
+}
+
+// laterRoom is the room the second pass may take: the deltas put off, and
+// the bases each worker's walk holds.
+func (u *unpacker) laterRoom() int64 { return laterMax + int64(u.opts.Workers)*walkMax }
+
+// laterStep is the step in which an exploded pack reserves the data of the
+// deltas it put off.
+const laterStep = 1 << 20
+
+// reserveLater tells Options.Reserve of what the second pass holds. A kept
+// pack reserves all its room as the first delta is put off: its pipeline
+// holds the bases of the whole pack in its cache, and with the soft limit
+// below what the run really held, the collector ran every few MiB
+// allocated, for no less memory. An exploded pack, which holds less and
+// must stay within 64 MiB and its largest object, reserves the data its
+// deltas put off hold, as it grows. u.mu must be held.
+func (u *unpacker) reserveLater() {
+	if u.opts.Reserve == nil {
+		return
+	}
+	want := u.later.bytes
+	if u.kept != nil {
+		want = u.laterRoom()
+	}
+	for u.laterHeld < want {
+		n := int64(laterStep)
+		if u.kept != nil {
+			n = want
+		}
+		u.opts.Reserve(n)
+		u.reservedBytes += n
+		u.laterHeld += n
 	}
 }
 

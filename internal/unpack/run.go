@@ -22,7 +22,14 @@ type entry struct {
 	id   object.ID
 	typ  object.Type // the resolved object's type, once done
 	done bool
-	crc  uint32 // of the raw entry, when the pack is kept
+	// later: a delta put off to the second pass (see later.go); needed
+	// marks it and its bases there.
+	later, needed bool
+	// flight: its job went to the workers; counted: a delta waiting for
+	// a base in flight (see lead.go).
+	flight, counted bool
+	crc             uint32 // of the raw entry, when the pack is kept
+	base            int32  // a delta's base entry; -1 for a full object or a base outside the pack
 }
 
 // job is one unit of work for a worker: a full object to hash and write, or
@@ -38,6 +45,9 @@ type job struct {
 	// in the kept pack, or at spillAt in the spill file.
 	spilled bool
 	spillAt int64
+	// tree: the job is the second pass over the deltas put off in the
+	// subtree of entry idx (see later.go).
+	tree *walk
 }
 
 type unpacker struct {
@@ -48,12 +58,12 @@ type unpacker struct {
 	tx    *batch.Transaction
 	fmt   object.Format
 	cache *pack.ObjectCache[object.ID] // delta bases by id
+	work  pack.Counts                  // what was read back and applied
 	held  *held                        // Strict, loose: objects kept back until checked
 	check *packCheck                   // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
-	entries  []entry
-	ids      map[object.ID]int32          // first entry of each id
+	entries  *table                       // every entry, and the first of each id
 	waiting  map[int32][]*job             // deltas whose base entry is in flight
 	awaiting map[object.ID][]*job         // REF deltas whose base id is nowhere yet
 	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
@@ -61,11 +71,16 @@ type unpacker struct {
 	parked   int64                        // data held by waiting and pending deltas
 	reread   func(j *job) ([]byte, error) // a spilled delta's data
 	spill    *spill                       // where an exploded pack's deltas spill
+	kept     *packDest                    // the kept pack, whose deltas may be put off
+	later    laterDeltas                  // deltas put off to the second pass
+	lead     lead                         // the reader's lead over the workers
 	external map[object.ID]bool           // REF_DELTA bases taken from the store
 	written  int
 	existing int
-	// reservedBytes: given to opts.Reserve for entries (see reserve.go).
+	// reservedBytes: given to opts.Reserve for entries and the second
+	// pass (see reserve.go).
 	reservedBytes int64
+	laterHeld     int64 // of reservedBytes, for the second pass
 	err           error // first fatal error
 	errored       bool  // Recover skipped something
 
@@ -100,22 +115,28 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
-		cache: pack.NewObjectCache[object.ID](opts.CacheSize), ids: map[object.ID]int32{}, external: map[object.ID]bool{},
+		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(), external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
+	u.lead.wake = sync.NewCond(&u.mu)
+	defer context.AfterFunc(ctx, func() {
+		u.mu.Lock()
+		u.lead.wake.Broadcast()
+		u.mu.Unlock()
+	})()
 	var ld *looseDest
 	var pd *packDest
 	if opts.Keep == nil {
-		ld = newLooseDest(store, u.tx, u.fail)
-		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt)
+		ld = newLooseDest(store, u.tx, u.fail, &u.work)
+		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt, &u.work)
 		u.reread = u.spill.reread
 	} else {
 		var err error
-		if pd, err = newPackDest(store, u.tx, u); err != nil {
+		if pd, err = newPackDest(store, u.tx, u, &u.work); err != nil {
 			return Result{Kept: true}, errors.Join(err, u.tx.End())
 		}
-		u.dest, ropts.CRC32, u.reread = pd, true, pd.delta
+		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
 		ropts.Tee = pd
 		if opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(opts.Tee, pd)
@@ -136,8 +157,11 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.Heal != nil && trailerErr == nil {
 		u.heal()
 	}
-	close(u.jobs)
 	u.wg.Wait()
+	if u.firstErr() == nil {
+		u.secondPass()
+	}
+	close(u.jobs)
 	if u.spill != nil {
 		u.spill.close()
 	}
@@ -145,7 +169,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
 	err := u.finish(trailerErr)
-	res := Result{Objects: len(u.entries), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Kept: pd != nil}
+	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone(), Kept: pd != nil}
 	if ld != nil {
 		res.Written -= ld.lost
 	}
@@ -168,6 +192,13 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		res.Bytes -= int64(len(res.Checksum))
 	}
 	return res, err
+}
+
+// workDone sums up the run's Work: the stream's entries, each inflated
+// once, and what was read back and applied.
+func (u *unpacker) workDone() Work {
+	inflated, bytes, applied := u.work.Totals()
+	return Work{Inflated: int64(u.entries.len()) + inflated, Reread: bytes, Patched: applied}
 }
 
 func (opts Options) withDefaults() Options {
@@ -238,6 +269,7 @@ func (u *unpacker) fail(err error) {
 	if u.err == nil {
 		u.err = err
 	}
+	u.lead.wake.Broadcast() // a reader held back stops
 	u.mu.Unlock()
 }
 

@@ -83,6 +83,28 @@ func TestRunResolvesEveryKindOfDelta(t *testing.T) {
 	}
 }
 
+// TestWorkCounted: Result.Work counts each entry of the stream inflated
+// once and each delta applied once when every base stays in the cache,
+// and what is read back beyond that.
+func TestWorkCounted(t *testing.T) {
+	p, _ := chainPack(300)
+	for _, keep := range []bool{false, true} {
+		m := memfstest.New(objs, objs+"/pack")
+		store, policy := newStore(m)
+		opts := Options{Workers: 2}
+		if keep {
+			opts.Keep = &Keep{}
+		}
+		res, err := Run(context.Background(), bytes.NewReader(p), store, policy, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (Work{Inflated: 300, Patched: 299}); res.Work != want {
+			t.Errorf("keep=%v: %+v, want %+v", keep, res.Work, want)
+		}
+	}
+}
+
 // TestSmallCacheRereadsBases forces every base out of the cache so that it
 // is read back from the store.
 func TestSmallCacheRereadsBases(t *testing.T) {

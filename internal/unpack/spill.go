@@ -21,6 +21,7 @@ type spill struct {
 	store *loose.Store
 	tx    *batch.Transaction
 	fmt   object.Format
+	work  *pack.Counts
 
 	mu   sync.Mutex
 	file batch.File     // written
@@ -31,8 +32,8 @@ type spill struct {
 	zw   *zlib.Writer
 }
 
-func newSpill(store *loose.Store, tx *batch.Transaction, f object.Format) *spill {
-	return &spill{store: store, tx: tx, fmt: f}
+func newSpill(store *loose.Store, tx *batch.Transaction, f object.Format, work *pack.Counts) *spill {
+	return &spill{store: store, tx: tx, fmt: f, work: work}
 }
 
 // put writes data as an entry and returns its offset.
@@ -77,6 +78,7 @@ func (s *spill) open() error {
 	}
 	s.file, s.in, s.zw = f, in, zw
 	s.rd = pack.NewFile(in, nil, s.fmt)
+	s.rd.Counts = s.work
 	return nil
 }
 

@@ -10,10 +10,14 @@
 //
 // The stream must be inflated in order to find where entries end; all that
 // follows fans out to workers. A delta whose base is done is a job of its
-// own, reading the base from a bounded cache or back from the store; a delta
-// whose base is still in flight waits on that base and is resolved, with the
-// base in hand, by the worker that finishes it; a REF_DELTA whose base is
-// nowhere yet waits for an object of that id (git's delta-before-base).
+// own, reading the base from a bounded cache or back from the store (one
+// loose object); a delta whose base is still in flight waits on that base
+// and is resolved, with the base in hand, by the worker that finishes it; a
+// REF_DELTA whose base is nowhere yet waits for an object of that id (git's
+// delta-before-base). When the pack is kept, a delta whose base has left
+// the cache is put off to a second pass that walks each delta tree down
+// from its full object, as git index-pack does (later.go): what a pack
+// costs does not depend on the order its entries come in.
 package unpack
 
 import (
@@ -72,9 +76,11 @@ type Options struct {
 	PackPolicy *batch.Policy
 	// Reserve, when set, is told of the memory the run holds for the
 	// whole of its length and that grows with the pack (what it records
-	// of each entry), in steps of some KiB as entries arrive, and, with a
-	// negative n, of its release as Run returns. cli.ReserveMemory raises
-	// the soft memory limit by as much.
+	// of each entry), in steps of some KiB as entries arrive, and of the
+	// room the second pass may take (the deltas put off, the bases its
+	// walks hold), as the first delta is put off; with a negative n, of
+	// its release as Run returns.
+	// cli.ReserveMemory raises the soft memory limit by as much.
 	Reserve func(n int64)
 	// UnpackLimit, when positive, keeps the pack only if it declares at
 	// least that many objects (git's fetch.unpackLimit); smaller packs are
@@ -99,6 +105,17 @@ type Result struct {
 	Pack     string // with Keep: the kept pack's checksum in hex (pack-<Pack>.pack)
 	Kept     bool   // the pack was (to be) kept, not exploded: PackPolicy ran
 	KeepPath string // with Keep: the .keep file published with it, if any
+	Work     Work
+}
+
+// Work is what a run inflated and applied, to be set against the number
+// of entries: each entry of the stream is inflated once as it arrives, and
+// each delta applied once; what is read back (a base that left the cache,
+// a delta that waited) is inflated, and a base's chain applied, again.
+type Work struct {
+	Inflated int64 `json:"inflated"` // zlib streams inflated, the stream's entries included
+	Reread   int64 `json:"reread"`   // bytes inflated beyond the stream's: read back
+	Patched  int64 `json:"patched"`  // deltas applied
 }
 
 // Errors of an unpack, beyond those of package pack and the store.

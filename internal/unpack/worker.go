@@ -26,6 +26,10 @@ func (u *unpacker) worker() {
 // holds a complete object (or a delta to one), and writing what is good keeps
 // what was received, as git keeps the objects before the one it dies on.
 func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
+	if j.tree != nil {
+		u.resolveTree(h, j.idx, j.tree)
+		return
+	}
 	if j.typ != object.Bad {
 		u.resolve(h, j.idx, j.typ, j.data)
 		return
@@ -38,6 +42,12 @@ func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
 		case ready:
 			typ, base, err = u.base(j)
 		}
+	}
+	if err == errLater {
+		u.mu.Lock()
+		u.putOff(j)
+		u.mu.Unlock()
+		return
 	}
 	if err != nil {
 		if !u.recoverable(err) {
@@ -68,7 +78,10 @@ func (u *unpacker) redirect(j *job, err error) redirection {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if k, ok := u.ids[j.baseID]; ok {
+	// No longer in flight: what waits for it may wait for more input.
+	u.entries.at(j.idx).flight = false
+	u.uncount(j.idx)
+	if k, ok := u.entries.find(j.baseID); ok {
 		if u.toEntry(j, k) {
 			return ready
 		}
@@ -85,7 +98,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	id := j.baseID
 	if j.base >= 0 {
 		u.mu.Lock()
-		id = u.entries[j.base].id
+		id = u.entries.at(j.base).id
 		u.mu.Unlock()
 	}
 	if typ, data, ok := u.cache.Get(id); ok {
@@ -95,6 +108,9 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 		if typ, data, ok := u.held.get(id); ok {
 			return typ, data, nil
 		}
+	}
+	if j.base >= 0 {
+		return object.Bad, nil, errLater // an entry that left the cache: not read back here
 	}
 	typ, data, err := u.dest.read(id)
 	if err != nil {
@@ -141,6 +157,7 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 			u.fail(&DeltaError{Err: err})
 			continue
 		}
+		u.work.Applied()
 		stack = append(stack, u.settle(h, w.j.idx, w.typ, data)...)
 	}
 }
@@ -164,105 +181,6 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	return pack.ApplyDelta(nil, base, delta)
 }
 
-// settle hashes a complete object, writes it (or holds it back under
-// --strict), marks its entry done and returns the deltas that waited for
-// it, with their base in hand.
-func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []byte) []waiter {
-	h.Begin(typ, int64(len(data)))
-	h.Write(data)
-	id, err := h.Sum()
-	if errors.Is(err, object.ErrCollision) {
-		u.fail(&CollisionError{ID: id})
-		return nil
-	}
-	u.mu.Lock()
-	u.entries[idx].id = id
-	_, dup := u.ids[id]
-	if !dup {
-		u.ids[id] = idx
-	}
-	u.mu.Unlock()
-	if err := u.record(id, typ, data, dup); err != nil {
-		u.fail(err)
-		return nil
-	}
-	if u.opts.Object != nil {
-		u.opts.Object(id, typ, data)
-	}
-	u.done(idx, id, typ)
-	u.cache.Put(id, typ, data)
-	return withBase(u.takeWaiting(idx, id), typ, data)
-}
-
-func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
-	out := make([]waiter, len(jobs))
-	for i, j := range jobs {
-		out[i] = waiter{j, typ, base}
-	}
-	return out
-}
-
-// record writes a new object, holds it back under --strict (checks it, when
-// the pack is kept), or notes that it exists already.
-func (u *unpacker) record(id object.ID, typ object.Type, data []byte, dup bool) error {
-	if u.held != nil && typ != object.Blob {
-		return u.held.add(id, typ, data)
-	}
-	if dup {
-		return nil
-	}
-	if u.check != nil {
-		if err := u.check.object(id, typ, data); err != nil {
-			return err
-		}
-	}
-	return u.write(id, typ, data)
-}
-
-// write hands an object to the destination, and counts it.
-func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
-	wrote, err := u.dest.write(id, typ, data)
-	if err != nil {
-		return err
-	}
-	u.count(wrote)
-	return nil
-}
-
-func (u *unpacker) count(wrote bool) {
-	u.mu.Lock()
-	if wrote {
-		u.written++
-	} else {
-		u.existing++
-	}
-	u.mu.Unlock()
-}
-
-func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
-	u.mu.Lock()
-	u.entries[idx].typ = typ
-	u.entries[idx].done = true
-	u.mu.Unlock()
-}
-
-// takeWaiting removes and returns the deltas waiting for entry idx (by
-// offset or by id) or for the id itself.
-func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	kids := u.waiting[idx]
-	delete(u.waiting, idx)
-	if p, ok := u.awaiting[id]; ok {
-		kids = append(kids, p...)
-		delete(u.awaiting, id)
-	}
-	for _, j := range kids {
-		u.unpark(j)
-	}
-	return kids
-}
-
 // stream writes a big non-delta blob straight from the pack to the store
 // and returns its id; settleStreamed finishes it once the entry is
 // consumed.
@@ -284,10 +202,8 @@ func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 // consumed, so that a kept pack already holds all of it.
 func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
 	u.mu.Lock()
-	u.entries[idx].id = id
-	if _, dup := u.ids[id]; !dup {
-		u.ids[id] = idx
-	}
+	u.entries.at(idx).id = id
+	u.entries.index(idx)
 	u.mu.Unlock()
 	if u.opts.Object != nil {
 		u.opts.Object(id, object.Blob, nil)

@@ -1,0 +1,103 @@
+package unpack
+
+import (
+	"errors"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// settle hashes a complete object, writes it (or holds it back under
+// --strict), marks its entry done and returns the deltas that waited for
+// it, with their base in hand.
+func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []byte) []waiter {
+	h.Begin(typ, int64(len(data)))
+	h.Write(data)
+	id, err := h.Sum()
+	if errors.Is(err, object.ErrCollision) {
+		u.fail(&CollisionError{ID: id})
+		return nil
+	}
+	u.mu.Lock()
+	u.entries.at(idx).id = id
+	dup := u.entries.index(idx)
+	u.mu.Unlock()
+	if err := u.record(id, typ, data, dup); err != nil {
+		u.fail(err)
+		return nil
+	}
+	if u.opts.Object != nil {
+		u.opts.Object(id, typ, data)
+	}
+	u.done(idx, id, typ)
+	u.cache.Put(id, typ, data)
+	return withBase(u.takeWaiting(idx, id), typ, data)
+}
+
+func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
+	out := make([]waiter, len(jobs))
+	for i, j := range jobs {
+		out[i] = waiter{j, typ, base}
+	}
+	return out
+}
+
+// record writes a new object, holds it back under --strict (checks it, when
+// the pack is kept), or notes that it exists already.
+func (u *unpacker) record(id object.ID, typ object.Type, data []byte, dup bool) error {
+	if u.held != nil && typ != object.Blob {
+		return u.held.add(id, typ, data)
+	}
+	if dup {
+		return nil
+	}
+	if u.check != nil {
+		if err := u.check.object(id, typ, data); err != nil {
+			return err
+		}
+	}
+	return u.write(id, typ, data)
+}
+
+// write hands an object to the destination, and counts it.
+func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
+	wrote, err := u.dest.write(id, typ, data)
+	if err != nil {
+		return err
+	}
+	u.count(wrote)
+	return nil
+}
+
+func (u *unpacker) count(wrote bool) {
+	u.mu.Lock()
+	if wrote {
+		u.written++
+	} else {
+		u.existing++
+	}
+	u.mu.Unlock()
+}
+
+func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
+	u.mu.Lock()
+	u.entries.at(idx).typ = typ
+	u.entries.at(idx).done = true
+	u.mu.Unlock()
+}
+
+// takeWaiting removes and returns the deltas waiting for entry idx (by
+// offset or by id) or for the id itself.
+func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	kids := u.waiting[idx]
+	delete(u.waiting, idx)
+	if p, ok := u.awaiting[id]; ok {
+		kids = append(kids, p...)
+		delete(u.awaiting, id)
+	}
+	for _, j := range kids {
+		u.unpark(j)
+	}
+	return kids
+}

@@ -1,0 +1,110 @@
+package unpack
+
+import (
+	"hash/maphash"
+	"sort"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// table is the record of every entry of the pack, the only memory of a run
+// that grows with the pack: the entries in chunks that never move (a
+// slice would copy itself, and leave its old array, as it grows), and an
+// index from object id to the first entry of that id, open-addressed over
+// entry numbers (a map would hold a copy of every id). The index hashes
+// with a seed of its own, so that no pack can choose ids that collide.
+// It is not safe for concurrent use; the unpacker holds u.mu.
+type table struct {
+	chunks [][]entry
+	n      int
+	seed   maphash.Seed
+	slots  []int32 // entry number + 1; 0 is free
+	used   int
+}
+
+// chunkEntries is the size of a chunk, in entries (224 KiB).
+const chunkEntries = 4096
+
+// slotBytes is what the index costs per entry at most: a slot, at a load
+// of a quarter just after it grew.
+const slotBytes = 4 * 4
+
+func newTable() *table { return &table{seed: maphash.MakeSeed()} }
+
+// add appends an entry that starts at off and returns its number.
+func (t *table) add(off int64) int32 {
+	if t.n%chunkEntries == 0 {
+		t.chunks = append(t.chunks, make([]entry, 0, chunkEntries))
+	}
+	c := &t.chunks[len(t.chunks)-1]
+	*c = append(*c, entry{off: off, base: -1})
+	t.n++
+	return int32(t.n - 1)
+}
+
+// at returns entry k.
+func (t *table) at(k int32) *entry { return &t.chunks[k/chunkEntries][k%chunkEntries] }
+
+// len returns the number of entries.
+func (t *table) len() int { return t.n }
+
+// atOffset returns the entry that starts at off.
+func (t *table) atOffset(off int64) (int32, bool) {
+	k := int32(sort.Search(t.n, func(i int) bool { return t.at(int32(i)).off >= off }))
+	return k, int(k) < t.n && t.at(k).off == off
+}
+
+// find returns the first entry whose id is id, among those indexed.
+func (t *table) find(id object.ID) (int32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
+	mask := len(t.slots) - 1
+	for i := t.hash(id) & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		if k := t.slots[i] - 1; t.at(k).id == id {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// index makes entry k, whose id is set, the one find returns for its id,
+// unless an entry of that id is indexed already; it says whether one was.
+func (t *table) index(k int32) (dup bool) {
+	id := t.at(k).id
+	if _, ok := t.find(id); ok {
+		return true
+	}
+	if 2*(t.used+1) > len(t.slots) {
+		t.grow()
+	}
+	t.put(k)
+	return false
+}
+
+// put places entry k in a free slot.
+func (t *table) put(k int32) {
+	mask := len(t.slots) - 1
+	i := t.hash(t.at(k).id) & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = k + 1
+	t.used++
+}
+
+// grow doubles the index (at least 1024 slots) and places every entry
+// again.
+func (t *table) grow() {
+	old := t.slots
+	t.slots, t.used = make([]int32, max(1024, 2*len(old))), 0
+	for _, s := range old {
+		if s != 0 {
+			t.put(s - 1)
+		}
+	}
+}
+
+func (t *table) hash(id object.ID) int {
+	return int(maphash.Comparable(t.seed, id))
+}
