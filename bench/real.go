@@ -18,6 +18,7 @@ type realConfig struct {
 	rounds     int
 	helper     string          // git-remote-durable
 	rows       map[string]bool // the groups of rows measured (rowGroups)
+	full       string          // the tag of the full-history clone ("" skips it)
 }
 
 // realVariants are the rows measured on the real pack.
@@ -127,6 +128,11 @@ func realHistory(r *runner, c realConfig) error {
 	}
 	if c.shapes != "" {
 		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
+			return err
+		}
+	}
+	if c.full != "" {
+		if err := fullClone(r, c, src, t); err != nil {
 			return err
 		}
 	}

@@ -130,6 +130,59 @@ func partialClone(r *runner, c realConfig, src, base string, d *daemon, sel sele
 	return tr.rounds(d.url("partial.git"), c.rounds, "partial clone")
 }
 
+// fullClone measures one mirror clone of the history of c.full (a tag of
+// src whose history src holds whole) through the helper beside plain git,
+// each once, on protocol v2 from git daemon, and checks the helper's peak
+// RSS.
+func fullClone(r *runner, c realConfig, src string, t *targets) error {
+	sel, err := selectRev(src, c.full)
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(r.work, "upstreams-full")
+	os.RemoveAll(base)
+	defer os.RemoveAll(base)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return err
+	}
+	if err := makeUpstream(src, base, "full.git", sel); err != nil {
+		return err
+	}
+	want, err := gitOut(filepath.Join(base, "full.git"), "rev-parse", "refs/heads/main")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "counting the objects of %s…\n", c.full)
+	n, err := countObjects(src, sel, selection{})
+	if err != nil {
+		return err
+	}
+	d, err := startLoggedDaemon(base, filepath.Join(r.work, "daemon-full.log"))
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	shim, err := helperShim(base, c.helper)
+	if err != nil {
+		return err
+	}
+	tr := &transfer{r: r, shim: shim, wantMain: want, config: v2Config, v2: d, objects: n}
+	full, err := tr.rounds(d.url("full.git"), 1, "full clone")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nmirror clone of the whole history of %s (%d objects) from git daemon on 127.0.0.1, protocol v2 (%d upload-pack requests, each asking for version=2 in git daemon's log); once each\n\n", c.full, n, d.log.requests)
+	vs := []variant{{name: "ours clone --mirror (full)", base: "git clone --mirror (full)"}, {name: "git clone --mirror (full)"}}
+	st := map[string]stats{vs[0].name: summarize(full.ours), vs[1].name: summarize(full.git)}
+	table(os.Stdout, vs, st)
+	peak := maxKB(full.helperKB)
+	fmt.Printf("\ngit-remote-durable's own peak RSS: %.0f MiB\n", peak)
+	r0, _ := ratio(st, vs[0].name, vs[1].name)
+	t.check("full history "+c.full+": the clone completes", true, fmt.Sprintf("%d objects, %.2f× git clone --mirror", n, r0))
+	t.check("helper peak RSS ≤ 128 MiB (full history)", peak <= 128, fmt.Sprintf("%.0f MiB", peak))
+	return nil
+}
+
 // maxKB is the largest of sizes in KiB, in MiB.
 func maxKB(kb []int64) float64 {
 	var m int64
