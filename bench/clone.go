@@ -16,10 +16,16 @@ type daemon struct {
 	base string
 	port int
 	cmd  *exec.Cmd
+	log  *daemonLog // its --verbose log, when started with one
 }
 
 // startDaemon starts git daemon on a free port of 127.0.0.1.
-func startDaemon(base string) (*daemon, error) {
+func startDaemon(base string) (*daemon, error) { return startLoggedDaemon(base, "") }
+
+// startLoggedDaemon starts git daemon as startDaemon does; with log, it
+// runs --verbose and writes what it logs (the protocol every request asks
+// for) to that file.
+func startLoggedDaemon(base, log string) (*daemon, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -29,10 +35,21 @@ func startDaemon(base string) (*daemon, error) {
 		l.Close()
 		cmd := exec.Command("git", "daemon", "--export-all", "--base-path="+base, "--listen=127.0.0.1",
 			"--port="+strconv.Itoa(port), "--reuseaddr", base)
+		var dl *daemonLog
+		if log != "" {
+			f, err := os.OpenFile(log, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+			if err != nil {
+				return nil, err
+			}
+			cmd.Args = append(cmd.Args[:2], append([]string{"--verbose"}, cmd.Args[2:]...)...)
+			cmd.Stderr = f
+			dl = &daemonLog{path: log}
+			defer f.Close() // the daemon has its own copy
+		}
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
-		d := &daemon{base, port, cmd}
+		d := &daemon{base, port, cmd, dl}
 		for i := 0; i < 100; i++ {
 			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 				c.Close()
@@ -96,9 +113,15 @@ func helperShim(dir, helper string) (string, error) {
 // transfer is a clone or fetch measured through git, plain or durable::.
 type transfer struct {
 	r        *runner
-	shim     string // directory with the helper shim
-	base     string // a mirror clone of the "from" upstream, for fetches
-	wantMain string // the commit refs/heads/main must reach
+	shim     string   // directory with the helper shim
+	base     string   // a mirror clone of the "from" upstream, for fetches
+	wantMain string   // the commit refs/heads/main must reach
+	config   []string // "key=value" for git and the helper alike (protocol.version=2)
+	args     []string // more arguments of git clone (--filter=blob:none)
+	objects  int      // the objects a clone must hold (0: not checked)
+	// v2, with a daemon started with a log, has every run checked to have
+	// asked for protocol version 2 in each of its requests.
+	v2 *daemon
 }
 
 // run measures one clone (base == "") or fetch into a fresh repository on
@@ -117,7 +140,7 @@ func (t *transfer) run(url string, ours bool) (sample, int64, error) {
 	}
 	var cmd *exec.Cmd
 	if t.base == "" {
-		cmd = exec.Command("git", "clone", "--mirror", "-q", url, dest)
+		cmd = exec.Command("git", append(append([]string{"clone", "--mirror", "-q"}, t.args...), url, dest)...)
 	} else {
 		if err := run("", nil, "cp", "-a", t.base, dest); err != nil {
 			return sample{}, 0, err
@@ -134,18 +157,24 @@ func (t *transfer) run(url string, ours bool) (sample, int64, error) {
 	os.Remove(stats)
 	cmd.Env = append(os.Environ(), "PATH="+t.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"GIT_DURABLE_BENCH_RSS="+rss, "GIT_REMOTE_DURABLE_STATS="+stats,
-		"GIT_CONFIG_PARAMETERS="+configParams([]string{"gc.auto=0", "maintenance.auto=false"}))
+		"GIT_CONFIG_PARAMETERS="+configParams(append([]string{"gc.auto=0", "maintenance.auto=false"}, t.config...)))
 	if r.force {
 		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
 	}
 	syncAll()
 	time.Sleep(time.Second)
+	if t.v2 != nil {
+		t.v2.log.skip() // what came before this run
+	}
 	s, err := r.timed(cmd)
 	if err != nil {
 		return s, 0, fmt.Errorf("%s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	if got, _ := gitOut(dest, "rev-parse", "refs/heads/main"); got != t.wantMain {
 		return s, 0, fmt.Errorf("%s: main is %q, want %s", url, got, t.wantMain)
+	}
+	if err := t.verify(dest, url); err != nil {
+		return s, 0, err
 	}
 	if b, err := os.ReadFile(stats); err == nil {
 		s.work = parseWork(string(b))
@@ -191,8 +220,9 @@ func (t *transfer) rounds(url string, n int, kind string) (transfers, error) {
 }
 
 // countObjects counts the objects reachable from the refs of to and not
-// from those of from, in repo: what the fetch brings.
-func countObjects(repo string, to, from selection) (int, error) {
+// from those of from, in repo: what the fetch brings. More arguments of
+// rev-list (--filter=blob:none) may be given.
+func countObjects(repo string, to, from selection, args ...string) (int, error) {
 	var in strings.Builder
 	for _, ref := range to.refs {
 		_, id, _ := strings.Cut(ref, " ")
@@ -202,7 +232,7 @@ func countObjects(repo string, to, from selection) (int, error) {
 		_, id, _ := strings.Cut(ref, " ")
 		in.WriteString("^" + id + "\n")
 	}
-	cmd := exec.Command("git", "rev-list", "--objects", "--stdin")
+	cmd := exec.Command("git", append([]string{"rev-list", "--objects", "--stdin"}, args...)...)
 	cmd.Dir, cmd.Stdin = repo, strings.NewReader(in.String())
 	out, err := cmd.Output()
 	if err != nil {

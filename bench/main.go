@@ -52,6 +52,7 @@ func bench() error {
 	flag.StringVar(&rc.shapes, "shapes", "revs,daemon,aggressive,sorted,depth", "with -repo or -pack, the orders a server may send the -rev pack in, each from an upstream\nserved by git daemon: explode, --keep and a mirror clone of each (\"\" skips them; see bench/shapes.go)")
 	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
 	flag.BoolVar(&rc.main, "main", true, "with -repo or -pack, measure the rows, the clone and the fetch of the -rev pack itself (false: the shapes only)")
+	flag.StringVar(&rc.full, "full", "", "with -repo, a tag whose whole history the repository holds: one mirror clone of it through\nthe helper beside plain git, on protocol v2 (\"\" skips it: it takes minutes)")
 	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
 	flag.Parse()
 	var err error

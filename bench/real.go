@@ -19,6 +19,7 @@ type realConfig struct {
 	helper     string          // git-remote-durable
 	rows       map[string]bool // the groups of rows measured (rowGroups)
 	main       bool            // measure the -rev pack's own table, clone and fetch
+	full       string          // the tag of the full-history clone ("" skips it)
 }
 
 // realVariants are the rows measured on the real pack.
@@ -117,7 +118,7 @@ func realHistory(r *runner, c realConfig) error {
 
 	var clone *transfers // of the main selection: the revs shape's
 	switch {
-	case !c.main || !c.rows["clone"] && !c.rows["fetch"]:
+	case !c.main || !c.rows["clone"] && !c.rows["fetch"] && !c.rows["partial"]:
 	case len(fromSel.revs) == 0 || len(toSel.revs) == 0:
 		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
 	default:
@@ -131,6 +132,11 @@ func realHistory(r *runner, c realConfig) error {
 	}
 	if c.shapes != "" {
 		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
+			return err
+		}
+	}
+	if c.full != "" {
+		if err := fullClone(r, c, src, t); err != nil {
 			return err
 		}
 	}
@@ -154,9 +160,10 @@ func realHistory(r *runner, c realConfig) error {
 	return nil
 }
 
-// cloneFetch measures the mirror clone of to, and the fetch from a mirror
-// of from to to, through git daemon on loopback, ours and git alternating,
-// and returns the clone's samples.
+// cloneFetch measures the mirror clone of to, the fetch from a mirror of
+// from to to, and the partial mirror clone of to, through git daemon on
+// loopback on protocol v2, ours and git alternating, and returns the
+// clone's samples.
 func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t *targets) (transfers, error) {
 	base := filepath.Join(r.work, "upstreams")
 	os.RemoveAll(base)
@@ -178,7 +185,11 @@ func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t
 	if err != nil {
 		return transfers{}, err
 	}
-	d, err := startDaemon(base)
+	all, err := countObjects(src, toSel, selection{})
+	if err != nil {
+		return transfers{}, err
+	}
+	d, err := startLoggedDaemon(base, filepath.Join(r.work, "daemon.log"))
 	if err != nil {
 		return transfers{}, err
 	}
@@ -187,15 +198,15 @@ func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t
 	if err != nil {
 		return transfers{}, err
 	}
-	tr := &transfer{r: r, shim: shim, wantMain: want}
-	var clone, fetch transfers
+	tr := &transfer{r: r, shim: shim, wantMain: want, config: v2Config, v2: d, objects: all}
+	var clone, fetch, partial transfers
 	if c.rows["clone"] {
 		if clone, err = tr.rounds(d.url("to.git"), c.rounds, "clone"); err != nil {
 			return transfers{}, err
 		}
 	}
 	if c.rows["fetch"] {
-		tr.base = filepath.Join(base, "mirror-from.git")
+		tr.base, tr.objects = filepath.Join(base, "mirror-from.git"), 0
 		if err := run("", nil, "git", "clone", "--mirror", "-q", d.url("from.git"), tr.base); err != nil {
 			return transfers{}, err
 		}
@@ -203,7 +214,13 @@ func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t
 			return transfers{}, err
 		}
 	}
-	fmt.Printf("\nmirror clone of %s and fetch %s → %s (%d objects) from git daemon on 127.0.0.1; %d rounds\n\n", toSel.label, fromSel.label, toSel.label, fetched, c.rounds)
-	t.transfers(os.Stdout, clone, fetch)
+	if c.rows["partial"] {
+		if partial, err = partialClone(r, c, src, base, d, toSel, shim, want); err != nil {
+			return transfers{}, err
+		}
+	}
+	fmt.Printf("\nmirror clone of %s (%d objects), fetch %s → %s (%d objects) and mirror clone --filter=%s of %s from git daemon on 127.0.0.1; protocol v2 (-c protocol.version=2 for git and the helper; %d upload-pack requests, each asking for version=2 in git daemon's log); %d rounds\n\n",
+		toSel.label, all, fromSel.label, toSel.label, fetched, partialFilter, toSel.label, d.log.requests, c.rounds)
+	t.transfers(os.Stdout, clone, fetch, partial)
 	return clone, nil
 }

@@ -16,10 +16,11 @@ var rowGroups = map[string][]string{
 	"keep":      {"ours keep", "git index-pack"},
 	"clone":     nil, // the mirror clones through git daemon
 	"fetch":     nil, // the incremental mirror fetch
+	"partial":   nil, // the mirror clone --filter=blob:none
 }
 
 // allRows is -rows' default.
-const allRows = "explode,batch,git-batch,keep,clone,fetch"
+const allRows = "explode,batch,git-batch,keep,clone,fetch,partial"
 
 // parseRows parses the value of -rows.
 func parseRows(s string) (map[string]bool, error) {
