@@ -147,18 +147,27 @@ func TestHostileShallowLines(t *testing.T) {
 				}
 				return out
 			}})
-			dst := filepath.Join(t.TempDir(), "c")
-			mustRun(t, gittest.Exec(t, env, base, nil, "git", "clone", "-q", "--depth", "1", "--bare", "file://"+up, dst), "shallow clone")
-			before, shallow := refs(t, env, dst), shallowOf(t, dst)
-			c := gittest.Exec(t, env, dst, nil, "git", "fetch", "--deepen=1", side.prefix+d.url, "+refs/heads/*:refs/heads/*")
-			codes[i] = c.Code
-			if c.Code == 0 || shallowOf(t, dst) != shallow || refs(t, env, dst) != before {
-				t.Errorf("%s: exit %d, shallow %q (was %q), refs changed %v\n%s", side.name, c.Code, shallowOf(t, dst), shallow, refs(t, env, dst) != before, c.Stderr)
-			}
-			t.Logf("%s: exit %d\n%s", side.name, c.Code, c.Stderr)
+			codes[i] = deepenFails(t, env, base, up, side, d.url)
 		}
 		if codes[0] != codes[1] {
 			t.Errorf("exit: git %d, ours %d", codes[0], codes[1])
 		}
 	})
+}
+
+// deepenFails makes a shallow clone (depth 1) of up in a new directory and
+// deepens it by one through url, as side fetches (plain git or the
+// helper): the fetch must fail, leaving the shallow file and the refs as
+// they were. It returns the exit code, for the two sides to be compared.
+func deepenFails(t *testing.T, env []string, base, up string, side hostileSide, url string) int {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "c")
+	mustRun(t, gittest.Exec(t, env, base, nil, "git", "clone", "-q", "--depth", "1", "--bare", "file://"+up, dst), "shallow clone")
+	before, shallow := refs(t, env, dst), shallowOf(t, dst)
+	c := gittest.Exec(t, env, dst, nil, "git", "fetch", "--deepen=1", side.prefix+url, "+refs/heads/*:refs/heads/*")
+	if c.Code == 0 || shallowOf(t, dst) != shallow || refs(t, env, dst) != before {
+		t.Errorf("%s: exit %d, shallow %q (was %q), refs changed %v\n%s", side.name, c.Code, shallowOf(t, dst), shallow, refs(t, env, dst) != before, c.Stderr)
+	}
+	t.Logf("%s: exit %d\n%s", side.name, c.Code, c.Stderr)
+	return c.Code
 }
