@@ -187,35 +187,47 @@ func FuzzList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, adv []byte) {
 		for _, decode := range []func([]byte) (string, []string, error){listOf, streamOf} {
 			out, _, err := decode(adv) // a failure midway still leaves lines
-			heads, symref, listed := 0, "", map[string]bool{}
-			for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-				if out == "" {
-					break
-				}
-				m := helperLine.FindStringSubmatch(l)
-				if m == nil {
-					t.Fatalf("list printed %q", l)
-				}
-				name := m[1] + m[2]
-				if name != "" && !validRef(name) {
-					t.Fatalf("list printed the invalid name %q", name)
-				}
-				switch {
-				case strings.HasSuffix(l, " HEAD"):
-					heads++
-					symref = m[2]
-					if symref != "" && i > 0 && err == nil && len(out) < maxHeld {
-						t.Fatalf("HEAD is line %d of a short list:\n%s", i+1, out)
-					}
-				case !strings.HasSuffix(l, "^{}"):
-					listed[name] = true
-				}
-			}
-			if heads > 1 || symref != "" && !listed[symref] {
-				t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
+			if at := checkList(t, out); at > 0 && err == nil && len(out) < maxHeld {
+				t.Fatalf("HEAD is line %d of a short list:\n%s", at+1, out)
 			}
 		}
 	})
+}
+
+// checkList fails t unless every line of out (what list printed) is a
+// helper-protocol line naming a valid ref, with at most one HEAD, whose
+// symref target, if it has one, is listed. It returns the index of the line
+// of a HEAD with a symref, or -1.
+func checkList(t *testing.T, out string) (symrefAt int) {
+	t.Helper()
+	heads, symref, listed := 0, "", map[string]bool{}
+	symrefAt = -1
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if out == "" {
+			break
+		}
+		m := helperLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("list printed %q", l)
+		}
+		name := m[1] + m[2]
+		if name != "" && !validRef(name) {
+			t.Fatalf("list printed the invalid name %q", name)
+		}
+		switch {
+		case strings.HasSuffix(l, " HEAD"):
+			heads++
+			if symref = m[2]; symref != "" {
+				symrefAt = i
+			}
+		case !strings.HasSuffix(l, "^{}"):
+			listed[name] = true
+		}
+	}
+	if heads > 1 || symref != "" && !listed[symref] {
+		t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
+	}
+	return symrefAt
 }
 
 // lsRefs builds a protocol v2 ls-refs answer of pkt-lines.
@@ -272,29 +284,6 @@ func FuzzListV2(f *testing.F) {
 	f.Add(lsRefs(f, "unborn HEAD symref-target:refs/heads/main\n", oid1+" HEAD symref-target:refs/heads/gone\n"))
 	f.Fuzz(func(t *testing.T, answer []byte) {
 		out, _, _ := streamOfV2(answer)
-		heads, symref, listed := 0, "", map[string]bool{}
-		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-			if out == "" {
-				break
-			}
-			m := helperLine.FindStringSubmatch(l)
-			if m == nil {
-				t.Fatalf("list printed %q", l)
-			}
-			name := m[1] + m[2]
-			if name != "" && !validRef(name) {
-				t.Fatalf("list printed the invalid name %q", name)
-			}
-			switch {
-			case strings.HasSuffix(l, " HEAD"):
-				heads++
-				symref = m[2]
-			case !strings.HasSuffix(l, "^{}"):
-				listed[name] = true
-			}
-		}
-		if heads > 1 || symref != "" && !listed[symref] {
-			t.Fatalf("%d HEAD lines, a symref to %q, which is listed: %v:\n%s", heads, symref, listed[symref], out)
-		}
+		checkList(t, out)
 	})
 }
