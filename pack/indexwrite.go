@@ -2,7 +2,6 @@ package pack
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -36,7 +35,11 @@ func WriteIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Form
 	}
 	h := f.New()
 	bw := bufio.NewWriter(io.MultiWriter(w, h))
-	put32 := func(v uint32) { binary.Write(bw, binary.BigEndian, v) }
+	var b [8]byte
+	put32 := func(v uint32) {
+		binary.BigEndian.PutUint32(b[:4], v)
+		bw.Write(b[:4])
+	}
 	bw.Write(indexMagic)
 	put32(2)
 	var fan [256]uint32
@@ -70,7 +73,8 @@ func WriteIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Form
 		}
 	}
 	for _, o := range large {
-		binary.Write(bw, binary.BigEndian, uint64(o))
+		binary.BigEndian.PutUint64(b[:], uint64(o))
+		bw.Write(b[:])
 	}
 	bw.Write(packSum)
 	if err := bw.Flush(); err != nil {
@@ -93,14 +97,22 @@ func WriteReverseIndex(w io.Writer, entries []IndexEntry, packSum []byte, f obje
 	}
 	sort.Slice(pos, func(a, b int) bool { return entries[pos[a]].Offset < entries[pos[b]].Offset })
 	h := f.New()
-	var buf bytes.Buffer
-	buf.WriteString("RIDX")
-	binary.Write(&buf, binary.BigEndian, uint32(1))
-	binary.Write(&buf, binary.BigEndian, uint32(f))
-	binary.Write(&buf, binary.BigEndian, pos)
-	buf.Write(packSum)
-	h.Write(buf.Bytes())
-	buf.Write(h.Sum(nil))
-	_, err := w.Write(buf.Bytes())
+	bw := bufio.NewWriter(io.MultiWriter(w, h))
+	var b [4]byte
+	put32 := func(v uint32) {
+		binary.BigEndian.PutUint32(b[:], v)
+		bw.Write(b[:])
+	}
+	bw.WriteString("RIDX")
+	put32(1)
+	put32(uint32(f))
+	for _, p := range pos {
+		put32(p)
+	}
+	bw.Write(packSum)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(h.Sum(nil))
 	return err
 }

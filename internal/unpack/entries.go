@@ -28,15 +28,23 @@ func (u *unpacker) offsetOf(idx int32) int64 {
 	return u.entries.at(idx).off
 }
 
-// indexEntries returns every entry as a pack index lists it.
-func (u *unpacker) indexEntries() []pack.IndexEntry {
+// takeIndexEntries returns every entry as a pack index lists it, and gives
+// up the table as it goes: each chunk is let go once copied, so that the
+// index entries and the table are never both whole in memory. Afterwards
+// the table answers only len; nothing else may be asked of it.
+func (u *unpacker) takeIndexEntries() []pack.IndexEntry {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	entries := make([]pack.IndexEntry, 0, u.entries.len())
-	for k := range int32(u.entries.len()) {
-		e := u.entries.at(k)
-		entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
+	t := u.entries
+	entries := make([]pack.IndexEntry, 0, t.len())
+	t.slots, t.used = nil, 0
+	for c := range t.chunks {
+		for _, e := range t.chunks[c] {
+			entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
+		}
+		t.chunks[c] = nil
 	}
+	t.chunks = nil
 	return entries
 }
 

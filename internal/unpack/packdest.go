@@ -40,8 +40,10 @@ type keptEntries interface {
 	located(id object.ID) (off int64, typ object.Type, ok bool)
 	// offsetOf returns where entry idx starts.
 	offsetOf(idx int32) int64
-	// indexEntries returns every entry as the index lists it.
-	indexEntries() []pack.IndexEntry
+	// takeIndexEntries returns every entry as the index lists it; the
+	// table is gone afterwards (only its length is left), so it comes
+	// last.
+	takeIndexEntries() []pack.IndexEntry
 	// thinBases returns the REF_DELTA bases taken from the store that the
 	// pack does not hold: what completing it appends.
 	thinBases() []object.ID

@@ -1,8 +1,9 @@
 package unpack
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -27,8 +28,8 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 		d.discard()
 		return nil, "", err
 	}
-	entries := d.entries.indexEntries()
 	thin := d.entries.thinBases()
+	entries := d.entries.takeIndexEntries()
 	var file batch.File
 	if len(thin) == 0 {
 		file, sum = d.file, make([]byte, d.fmt.Size())
@@ -56,34 +57,54 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 		return nil, "", err
 	}
 	pack.SortIndexEntries(entries)
-	var idx, rev bytes.Buffer
-	if _, err := pack.WriteIndex(&idx, entries, sum, d.fmt); err != nil {
-		return abort(err)
+	// The index files go to their temporary files as they are made: a
+	// buffer would hold a second copy of the largest of them.
+	index := func(w io.Writer) error {
+		_, err := pack.WriteIndex(w, entries, sum, d.fmt)
+		return err
 	}
-	if err := pack.WriteReverseIndex(&rev, entries, sum, d.fmt); err != nil {
-		return abort(err)
-	}
-	contents := map[string][]byte{"idx": idx.Bytes(), "rev": rev.Bytes()}
-	if keep.File {
-		contents["keep"] = nil
-		if keep.Message != "" {
-			contents["keep"] = []byte(keep.Message + "\n")
+	rev := func(w io.Writer) error { return pack.WriteReverseIndex(w, entries, sum, d.fmt) }
+	small := func(data string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			_, err := io.WriteString(w, data)
+			return err
 		}
+	}
+	type made struct {
+		ext   string
+		write func(io.Writer) error
+	}
+	contents := []made{{"idx", index}, {"rev", rev}}
+	if keep.File {
+		msg := ""
+		if keep.Message != "" {
+			msg = keep.Message + "\n"
+		}
+		contents = append(contents, made{"keep", small(msg)})
 	}
 	if keep.Promisor {
-		contents["promisor"] = []byte(keep.PromisorText)
+		contents = append(contents, made{"promisor", small(keep.PromisorText)})
 	}
-	for ext, data := range contents {
-		f, err := d.store.CreatePackTemp(d.tx, ext)
+	for _, c := range contents {
+		f, err := d.store.CreatePackTemp(d.tx, c.ext)
 		if err != nil {
-			if ext == "keep" || ext == "promisor" { // git writes them under their names
-				return abort(packWriteErr(ext, loose.StageCreate, d.store.PackPath(sum, ext), err))
+			if c.ext == "keep" || c.ext == "promisor" { // git writes them under their names
+				return abort(packWriteErr(c.ext, loose.StageCreate, d.store.PackPath(sum, c.ext), err))
 			}
-			return abort(createErr(d.store, ext, err))
+			return abort(createErr(d.store, c.ext, err))
 		}
-		files = append(files, loose.PackFile{Ext: ext, File: f})
-		if _, err := f.Write(data); err != nil {
-			return abort(packWriteErr(ext, loose.StageWrite, f.Name(), err))
+		files = append(files, loose.PackFile{Ext: c.ext, File: f})
+		w := &writeErr{w: f}
+		bw := bufio.NewWriterSize(w, 64<<10)
+		err = c.write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if w.err != nil {
+			return abort(packWriteErr(c.ext, loose.StageWrite, f.Name(), w.err))
+		}
+		if err != nil {
+			return abort(err)
 		}
 	}
 	existed, err := d.store.PublishPack(d.tx, sum, files)
@@ -131,4 +152,19 @@ func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.Fil
 		return nil, nil, nil, err
 	}
 	return f, sum, added, nil
+}
+
+// writeErr passes writes on to w and keeps the first error w gave, to tell
+// a failed write of a file from a refusal of what was to be written.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (e *writeErr) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

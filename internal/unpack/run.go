@@ -169,6 +169,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		ld.wait() // before the --strict writes, which go straight to the store
 	}
 	err := u.finish(trailerErr)
+	// The workers are gone and the checks done: the delta bases are not
+	// needed again, and the index files of a kept pack come next.
+	u.cache = nil
 	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone(), Kept: pd != nil}
 	if ld != nil {
 		res.Written -= ld.lost
