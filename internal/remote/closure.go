@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"sync"
-	"unsafe"
 
 	"github.com/git-durable/git-durable/internal/fsck"
 	"github.com/git-durable/git-durable/object"
@@ -35,10 +34,9 @@ type closure struct {
 	walks   sync.Pool // of *walk, one per worker in use
 
 	mu       sync.Mutex
-	ids      map[object.ID]kind // each id received or pointed at
-	bad      bool               // links that did not parse, or types that disagree
-	unsaid   int64              // ids added since reserve was last told
-	reserved int64              // bytes reserve was told of
+	ids      *idSet // each id received or pointed at
+	bad      bool   // links that did not parse, or types that disagree
+	reserved int64  // bytes reserve was told of
 }
 
 // kind is what the closure knows of an id: the object's type (from the
@@ -49,12 +47,8 @@ const arrived kind = 0x80
 
 func (k kind) typ() object.Type { return object.Type(k &^ arrived) }
 
-// perID is what an id in closure.ids holds: key and value, twice over for
-// the room that map growth leaves.
-const perID = 2 * int64(unsafe.Sizeof(object.ID{})+unsafe.Sizeof(kind(0)))
-
 func newClosure(f object.Format) *closure {
-	c := &closure{format: f, seed: rand.Uint64() | 1, ids: map[object.ID]kind{}}
+	c := &closure{format: f, seed: rand.Uint64() | 1, ids: newIDSet(f)}
 	c.walks.New = func() any { return &walk{seed: c.seed} }
 	return c
 }
@@ -100,21 +94,25 @@ func (c *closure) add(id object.ID, typ object.Type, data []byte) {
 // type other than the one already known for the id makes the pack bad: a
 // link to an object of the wrong type is not a link. c.mu must be held.
 func (c *closure) record(id object.ID, k kind) {
-	seen, ok := c.ids[id]
+	if id.Size() != c.format.Size() {
+		c.bad = true
+		return
+	}
+	seen := c.ids.get(id)
 	switch {
-	case !ok:
-		c.unsaid++
+	case seen == 0:
 	case seen.typ() != k.typ():
 		c.bad = true
 		return
 	case seen&arrived != 0 || k&arrived == 0:
 		return
 	}
-	c.ids[id] = k
-	if c.reserve != nil && c.unsaid >= 1024 {
-		c.reserve(c.unsaid * perID)
-		c.reserved += c.unsaid * perID
-		c.unsaid = 0
+	c.ids.set(id, k)
+	if n := c.ids.bytes(); c.reserve != nil && n != c.reserved {
+		// The set grew: the old slots and the new were both held while it
+		// did, and the new stay.
+		c.reserve(n - c.reserved)
+		c.reserved = n
 	}
 }
 
@@ -138,13 +136,16 @@ func (c *closure) connected(wants []object.ID) bool {
 	if c.bad {
 		return false
 	}
-	for _, k := range c.ids {
-		if k&arrived == 0 {
-			return false
-		}
+	ok := true
+	c.ids.all(func(k kind) bool {
+		ok = k&arrived != 0
+		return ok
+	})
+	if !ok {
+		return false
 	}
 	for _, w := range wants {
-		if c.ids[w]&arrived == 0 {
+		if c.ids.get(w)&arrived == 0 {
 			return false
 		}
 	}

@@ -57,8 +57,9 @@ func TestClosure(t *testing.T) {
 	if !c.connected(nil) {
 		t.Error("3000 trees and their blob not connected")
 	}
-	if held != 2*1024*perID {
-		t.Errorf("reserved %d bytes for 3001 ids, want %d", held, 2*1024*perID)
+	// 3001 ids at most three quarters full: 4096 slots of 20 + 1 bytes.
+	if held != 4096*21 || held != c.ids.bytes() {
+		t.Errorf("reserved %d bytes for 3001 ids, the set holds %d, want %d", held, c.ids.bytes(), 4096*21)
 	}
 	c.release()
 	if held != 0 {
