@@ -21,9 +21,15 @@ func (u *unpacker) reserved() {
 	}
 }
 
-// laterRoom is the room the second pass may take: the deltas put off, and
-// the bases each worker's walk holds.
-func (u *unpacker) laterRoom() int64 { return laterMax + int64(u.opts.Workers)*walkMax }
+// laterRoom is the room a kept pack reserves for the second pass: the data
+// of the deltas put off. The bases the workers' walks hold (walkMax each)
+// are not added: the walks run once the stream has ended, when the
+// reader's queued jobs and parked deltas, which the base limit covers,
+// are gone. Reserving them too (issue 18) let the heap of a clone of
+// 380,053 objects grow to 118 MiB around a live 80 MiB, 139 MiB of RSS;
+// without, the collector runs about twice as often (4% of the CPU instead
+// of 2%) and the helper's RSS was 109 MiB.
+func (u *unpacker) laterRoom() int64 { return laterMax }
 
 // laterStep is the step in which an exploded pack reserves the data of the
 // deltas it put off.
