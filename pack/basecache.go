@@ -53,9 +53,15 @@ func (c *ObjectCache[K]) Get(k K) (object.Type, []byte, bool) {
 	return e.typ, e.data, true
 }
 
+// Holds reports whether the cache keeps an object of size bytes: one that
+// counts more than a quarter of its bound is not kept.
+func (c *ObjectCache[K]) Holds(size int64) bool {
+	return c != nil && size+cachedCost <= c.max/4
+}
+
 // Put caches an object under k.
 func (c *ObjectCache[K]) Put(k K, typ object.Type, data []byte) {
-	if c == nil || int64(len(data))+cachedCost > c.max/4 {
+	if !c.Holds(int64(len(data))) {
 		return
 	}
 	c.mu.Lock()

@@ -154,6 +154,10 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	return t, data, nil
 }
 
+// HeaderAt returns the header of the entry at offset off: its type and
+// size, and a delta's base, without inflating it.
+func (p *File) HeaderAt(off int64) (Entry, error) { return p.headerAt(off) }
+
 // headerAt returns the header of the entry at offset off.
 func (p *File) headerAt(off int64) (Entry, error) {
 	// Type and size, and an offset or an id: 64 bytes hold them all.

@@ -196,3 +196,117 @@ func TestOneBaseReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallBaseReadBack keeps a pack whose first object, 4 KiB, leaves a
+// 64 KiB cache behind 32 others before 100 deltas on it come: the base is
+// read back from the pack once, and the deltas resolved as they arrive
+// (the gate waits for them before the last object), none put off to the
+// second pass after the stream. 1 MiB of filler, which the cache does not
+// keep, closes each part, so that all of it goes to the workers.
+func TestSmallBaseReadBack(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	obj := func(size int) []byte {
+		data := make([]byte, size)
+		rng.Read(data)
+		return data
+	}
+	base := obj(4 << 10)
+	b := &packtest.Builder{}
+	b.Object(object.Blob, base)
+	for range 32 {
+		b.Object(object.Blob, obj(4<<10))
+	}
+	b.Object(object.Blob, obj(1<<20))
+	const n = 100
+	for i := range n {
+		s := fmt.Sprint(i)
+		b.OfsDelta(0, (&packtest.Delta{}).Copy(uint32(i*8), 16).Insert([]byte(s)).Bytes(uint64(len(base)), uint64(16+len(s))))
+	}
+	b.Object(object.Blob, obj(1<<20))
+	b.Object(object.Blob, obj(4<<10))
+	resolved := []int{34, 35 + n} // before each stop
+	stops := []int64{b.Offset(34), b.Offset(35 + n)}
+	for _, workers := range []int{1, 2} {
+		m := memfstest.New(objs, objs+"/pack")
+		store, policy := newStore(m)
+		var mu sync.Mutex
+		reported := 0
+		g := &gate{data: b.Pack(), stops: stops, ready: func(i int) bool {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				mu.Lock()
+				done := reported >= resolved[i]
+				mu.Unlock()
+				if done {
+					return true
+				}
+			}
+			return false
+		}}
+		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
+			mu.Lock()
+			reported++
+			mu.Unlock()
+		}}
+		res, err := Run(context.Background(), g, store, policy, opts)
+		if err != nil || res.Objects != n+36 {
+			t.Fatalf("%d workers: %+v %v", workers, res, err)
+		}
+		if res.Work.Patched != n || res.Work.Inflated != n+36+1 || res.Work.Reread != int64(len(base)) {
+			t.Errorf("%d workers: %+v: want %d patched, %d inflated, the base read back once", workers, res.Work, n, n+37)
+		}
+	}
+}
+
+// TestReadBackBounded keeps a pack made to make the cache forget: 2,000
+// deltas taking their bases in turn from 40 objects of 4 KiB, of which a
+// 64 KiB cache holds 15. Every delta finds its base gone; the bases read
+// back stay within the bytes of the pack, and the deltas past that wait
+// for the second pass, which derives each base once.
+func TestReadBackBounded(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	b := &packtest.Builder{}
+	const bases, n = 40, 2000
+	for range bases {
+		data := make([]byte, 4<<10)
+		rng.Read(data)
+		b.Object(object.Blob, data)
+	}
+	filler := make([]byte, 1<<20)
+	rng.Read(filler)
+	b.Object(object.Blob, filler)
+	for i := range n {
+		s := fmt.Sprint(i)
+		b.OfsDelta(i%bases, (&packtest.Delta{}).Copy(uint32(i%500*8), 16).Insert([]byte(s)).Bytes(4<<10, uint64(16+len(s))))
+	}
+	p := b.Pack()
+	for _, workers := range []int{1, 2} {
+		m := memfstest.New(objs, objs+"/pack")
+		store, policy := newStore(m)
+		var mu sync.Mutex
+		reported := 0
+		g := &gate{data: p, stops: []int64{b.Offset(bases + 1)}, ready: func(int) bool {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				mu.Lock()
+				done := reported >= bases+1
+				mu.Unlock()
+				if done {
+					return true
+				}
+			}
+			return false
+		}}
+		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
+			mu.Lock()
+			reported++
+			mu.Unlock()
+		}}
+		res, err := Run(context.Background(), g, store, policy, opts)
+		if err != nil || res.Objects != n+bases+1 || reported != n+bases+1 {
+			t.Fatalf("%d workers: %+v %v", workers, res, err)
+		}
+		limit := int64(len(p)) + 4<<10 + bases*4<<10 // the budget, and the second pass's roots
+		if res.Work.Patched != n || res.Work.Reread > limit {
+			t.Errorf("%d workers: %+v: want %d patched, at most %d bytes read back", workers, res.Work, n, limit)
+		}
+	}
+}

@@ -8,7 +8,12 @@ import "errors"
 // the loose objects of an exploded one, inflating the base again, for
 // every such delta; how often that happens would depend on the order the
 // server wrote its pack in. The delta is put off instead, and so is every
-// delta on it that arrives later. Once the stream has ended, the deltas put
+// delta on it that arrives later — unless, in a kept pack, the base is a
+// full object the cache keeps, within a budget (readBack): then reading
+// it back is one entry inflated, and the deltas on it that follow find it
+// cached. In git.git to v2.50.0, in GitHub's order, all 18,845 deltas
+// whose base is more than 16 MiB back are on full objects; putting them
+// off put 150,126 entries in their trees off with them. Once the stream has ended, the deltas put
 // off are resolved tree by tree, as git index-pack resolves them all: a
 // kept pack's from the full object at the root of each tree, down the
 // entries that lead to them; an exploded pack's from the nearest base

@@ -63,6 +63,7 @@ type packDest struct {
 
 	mu  sync.Mutex // guards buf against readers flushing it
 	buf *bufio.Writer
+	n   int64 // bytes written
 	err error // first write error
 }
 
@@ -93,8 +94,16 @@ func (d *packDest) Write(p []byte) (int, error) {
 		return 0, d.err
 	}
 	n, err := d.buf.Write(p)
+	d.n += int64(n)
 	d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), err)
 	return n, d.err
+}
+
+// received returns the bytes of the pack received so far.
+func (d *packDest) received() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
 }
 
 // ReadAt reads the temporary pack, flushing what is still buffered.

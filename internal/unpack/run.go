@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/loose"
@@ -29,8 +30,14 @@ type entry struct {
 	// a base in flight (see lead.go).
 	flight, counted bool
 	crc             uint32 // of the raw entry, when the pack is kept
-	base            int32  // a delta's base entry; -1 for a full object or a base outside the pack
+	base            int32  // a delta's base entry; fullObject, or baseOutside
 }
+
+// The base of an entry that is not a delta of another entry.
+const (
+	fullObject  = -1 // the entry is no delta
+	baseOutside = -2 // a delta whose base is no entry (yet): the store's, or awaited
+)
 
 // job is one unit of work for a worker: a full object to hash and write, or
 // a delta to apply to a base that is done (entry base, or the external
@@ -59,8 +66,11 @@ type unpacker struct {
 	fmt   object.Format
 	cache *pack.ObjectCache[object.ID] // delta bases by id
 	work  pack.Counts                  // what was read back and applied
-	held  *held                        // Strict, loose: objects kept back until checked
-	check *packCheck                   // Strict, kept pack: objects checked as they come
+	// readBackBytes: of the full objects read back from a kept pack for
+	// deltas whose base left the cache (see readBack).
+	readBackBytes atomic.Int64
+	held          *held      // Strict, loose: objects kept back until checked
+	check         *packCheck // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
 	entries  *table                       // every entry, and the first of each id

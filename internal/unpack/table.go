@@ -37,7 +37,7 @@ func (t *table) add(off int64) int32 {
 		t.chunks = append(t.chunks, make([]entry, 0, chunkEntries))
 	}
 	c := &t.chunks[len(t.chunks)-1]
-	*c = append(*c, entry{off: off, base: -1})
+	*c = append(*c, entry{off: off, base: fullObject})
 	t.n++
 	return int32(t.n - 1)
 }

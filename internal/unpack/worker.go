@@ -110,7 +110,13 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 		}
 	}
 	if j.base >= 0 {
-		return object.Bad, nil, errLater // an entry that left the cache: not read back here
+		// An entry that left the cache: read back only if that is one
+		// entry to inflate (see readBack), else put off.
+		typ, data, ok, err := u.readBack(j.base)
+		if err != nil || ok {
+			return typ, data, err
+		}
+		return object.Bad, nil, errLater
 	}
 	typ, data, err := u.dest.read(id)
 	if err != nil {
@@ -118,6 +124,43 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	}
 	u.cache.Put(id, typ, data)
 	return typ, data, nil
+}
+
+// readBack reads back from a kept pack the base entry k of a delta, when
+// k is a full object that the cache holds once read, and the bytes read
+// back so far stay within the bytes received: one entry to inflate for
+// the deltas on it that come while it is cached, where putting them off
+// reads back each of them, and the deltas on them, in the second pass. A
+// base derived from others (its chain applied again), one the cache would
+// not keep (read again for the next delta), or one past the budget (an
+// order made to make the cache forget its bases) is not read back: ok is
+// false, and the delta is put off.
+func (u *unpacker) readBack(k int32) (typ object.Type, data []byte, ok bool, err error) {
+	if u.kept == nil {
+		return object.Bad, nil, false, nil
+	}
+	u.mu.Lock()
+	e := u.entries.at(k)
+	whole, off := e.base == fullObject, e.off
+	u.mu.Unlock()
+	if !whole {
+		return object.Bad, nil, false, nil
+	}
+	h, err := u.kept.rd.HeaderAt(off)
+	if err != nil {
+		return object.Bad, nil, false, err
+	}
+	if !u.cache.Holds(h.Size) || u.readBackBytes.Add(h.Size) > u.kept.received() {
+		return object.Bad, nil, false, nil
+	}
+	if typ, data, err = u.kept.rd.ObjectAt(off); err != nil {
+		return object.Bad, nil, false, err
+	}
+	u.mu.Lock()
+	id := u.entries.at(k).id
+	u.mu.Unlock()
+	u.cache.Put(id, typ, data)
+	return typ, data, true, nil
 }
 
 // apply applies a delta job to its base and resolves the result.
