@@ -17,6 +17,8 @@ type daemon struct {
 	port int
 	cmd  *exec.Cmd
 	log  *daemonLog // its --verbose log, when started with one
+	// forget takes back the kill registered with onSignal.
+	forget func()
 }
 
 // startDaemon starts git daemon on a free port of 127.0.0.1.
@@ -49,7 +51,9 @@ func startLoggedDaemon(base, log string) (*daemon, error) {
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
-		d := &daemon{base, port, cmd, dl}
+		p := cmd.Process // by its process id, also while stop waits
+		forget := onSignal(func() { p.Kill() })
+		d := &daemon{base, port, cmd, dl, forget}
 		for i := 0; i < 100; i++ {
 			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 				c.Close()
@@ -68,6 +72,7 @@ func startLoggedDaemon(base, log string) (*daemon, error) {
 func (d *daemon) stop() {
 	d.cmd.Process.Kill()
 	d.cmd.Wait()
+	d.forget()
 }
 
 // url is the git:// URL of the upstream name.

@@ -36,9 +36,16 @@ func journaled(dir string, size int64) (string, func(), error) {
 		return "", nil, fmt.Errorf("losetup: %v", err)
 	}
 	dev := strings.TrimSpace(string(out))
+	// Interrupted, a run may still hold files of the mount: it is
+	// detached at once and let go when they are closed.
+	forget := onSignal(func() {
+		exec.Command("umount", "-l", mnt).Run()
+		exec.Command("losetup", "-d", dev).Run()
+	})
 	undo := func() {
 		exec.Command("umount", mnt).Run()
 		exec.Command("losetup", "-d", dev).Run()
+		forget()
 		os.Remove(img)
 		os.Remove(mnt)
 	}

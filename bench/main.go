@@ -28,6 +28,7 @@ func main() {
 		}
 		return
 	}
+	catchSignals()
 	if err := bench(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
