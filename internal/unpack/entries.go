@@ -39,12 +39,13 @@ func (u *unpacker) takeIndexEntries() []pack.IndexEntry {
 	entries := make([]pack.IndexEntry, 0, t.len())
 	t.slots, t.used = nil, 0
 	for c := range t.chunks {
-		for _, e := range t.chunks[c] {
-			entries = append(entries, pack.IndexEntry{ID: e.id, Offset: e.off, CRC32: e.crc})
+		for i, e := range t.chunks[c] {
+			k := int32(c*chunkEntries + i)
+			entries = append(entries, pack.IndexEntry{ID: t.id(k), Offset: e.off, CRC32: e.crc})
 		}
-		t.chunks[c] = nil
+		t.chunks[c], t.ids[c] = nil, nil
 	}
-	t.chunks = nil
+	t.chunks, t.ids = nil, nil
 	return entries
 }
 

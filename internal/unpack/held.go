@@ -59,8 +59,8 @@ func (h *held) get(id object.ID) (object.Type, []byte, bool) {
 // write_rest), then runs the checks that need all objects (fsck_finish).
 func (u *unpacker) writeHeld() error {
 	for k := range int32(u.entries.len()) {
-		if e := u.entries.at(k); u.held.objs[e.id] != nil && e.done {
-			if err := u.checkHeld(e.id); err != nil {
+		if id := u.entries.id(k); u.held.objs[id] != nil && u.entries.at(k).done {
+			if err := u.checkHeld(id); err != nil {
 				return err
 			}
 		}

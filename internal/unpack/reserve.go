@@ -1,13 +1,19 @@
 package unpack
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/git-durable/git-durable/object"
+)
 
 // perEntry is what a run holds for each entry of the pack until it ends:
-// the entry, and its slots in the index of ids as that grows (the old
-// slots and the new, at once). It is the only memory of a run that grows
-// with the pack; the rest (base cache, queued jobs, waiting deltas) is
-// bounded.
-const perEntry = int64(unsafe.Sizeof(entry{})) + slotBytes + slotBytes/2
+// the entry, its id (of the pack's format), and its slots in the index of
+// ids as that grows (the old slots and the new, at once). It is the only
+// memory of a run that grows with the pack; the rest (base cache, queued
+// jobs, waiting deltas) is bounded.
+func perEntry(f object.Format) int64 {
+	return int64(unsafe.Sizeof(entry{})) + int64(f.Size()) + slotBytes + slotBytes/2
+}
 
 // reserveEvery is how many entries each call of Options.Reserve covers.
 const reserveEvery = 1024
@@ -16,8 +22,8 @@ const reserveEvery = 1024
 // time reserveEvery more were added; u.mu must be held.
 func (u *unpacker) reserved() {
 	if u.opts.Reserve != nil && u.entries.len()%reserveEvery == 0 {
-		u.opts.Reserve(reserveEvery * perEntry)
-		u.reservedBytes += reserveEvery * perEntry
+		u.opts.Reserve(reserveEvery * perEntry(u.fmt))
+		u.reservedBytes += reserveEvery * perEntry(u.fmt)
 	}
 }
 

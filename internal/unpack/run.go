@@ -18,9 +18,9 @@ import (
 )
 
 // entry is what is kept of each pack entry for the whole run.
+// Its id is in the table, beside it (table.id).
 type entry struct {
 	off  int64
-	id   object.ID
 	typ  object.Type // the resolved object's type, once done
 	done bool
 	// later: a delta put off to the second pass (see later.go); needed
@@ -125,7 +125,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	}
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
-		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(), external: map[object.ID]bool{},
+		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(store.Format()), external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}

@@ -18,7 +18,7 @@ func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []b
 		return nil
 	}
 	u.mu.Lock()
-	u.entries.at(idx).id = id
+	u.entries.setID(idx, id)
 	dup := u.entries.index(idx)
 	u.mu.Unlock()
 	if err := u.record(id, typ, data, dup); err != nil {

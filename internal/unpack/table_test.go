@@ -8,18 +8,25 @@ import (
 )
 
 // TestTable adds entries across chunks and index growths, some of the same
-// id: find returns the first entry of each id, index says which came
-// twice, atOffset finds every entry by where it starts and none elsewhere.
+// id, in both formats: find returns the first entry of each id, and id the
+// id given, index says which came twice, atOffset finds every entry by
+// where it starts and none elsewhere.
 func TestTable(t *testing.T) {
-	tab := newTable()
+	for _, f := range []object.Format{object.SHA1, object.SHA256} {
+		testTable(t, f)
+	}
+}
+
+func testTable(t *testing.T, f object.Format) {
+	tab := newTable(f)
 	const n = 3*chunkEntries + 17
 	ids := make([]object.ID, n)
 	for k := int32(0); k < n; k++ {
 		if got := tab.add(int64(12 + 10*k)); got != k {
 			t.Fatalf("add %d returned %d", k, got)
 		}
-		ids[k], _ = object.SHA1.Sum(object.Blob, fmt.Appendf(nil, "object %d", k%(n-100)))
-		tab.at(k).id = ids[k]
+		ids[k], _ = f.Sum(object.Blob, fmt.Appendf(nil, "object %d", k%(n-100)))
+		tab.setID(k, ids[k])
 		if dup := tab.index(k); dup != (k >= n-100) {
 			t.Fatalf("entry %d: dup %v", k, dup)
 		}
@@ -31,6 +38,9 @@ func TestTable(t *testing.T) {
 		if got, ok := tab.find(ids[k]); !ok || got != k%(n-100) {
 			t.Fatalf("find %d: %d %v", k, got, ok)
 		}
+		if tab.id(k) != ids[k] {
+			t.Fatalf("id of %d: %v, want %v", k, tab.id(k), ids[k])
+		}
 		if got, ok := tab.atOffset(int64(12 + 10*k)); !ok || got != k {
 			t.Fatalf("atOffset of %d: %d %v", k, got, ok)
 		}
@@ -38,11 +48,18 @@ func TestTable(t *testing.T) {
 			t.Fatalf("atOffset found an entry inside entry %d", k)
 		}
 	}
-	missing, _ := object.SHA1.Sum(object.Blob, []byte("not added"))
+	missing, _ := f.Sum(object.Blob, []byte("not added"))
 	if _, ok := tab.find(missing); ok {
 		t.Error("found an id never added")
 	}
-	if _, ok := newTable().find(missing); ok {
+	other := object.SHA256
+	if f == other {
+		other = object.SHA1
+	}
+	if wrong, _ := other.Sum(object.Blob, []byte("object 1")); func() bool { _, ok := tab.find(wrong); return ok }() {
+		t.Error("found an id of the other format")
+	}
+	if _, ok := newTable(f).find(missing); ok {
 		t.Error("an empty table found an id")
 	}
 }

@@ -164,7 +164,7 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
 // store.
 func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
 	u.mu.Lock()
-	id := u.entries.at(k).id
+	id := u.entries.id(k)
 	u.mu.Unlock()
 	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil

@@ -98,7 +98,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	id := j.baseID
 	if j.base >= 0 {
 		u.mu.Lock()
-		id = u.entries.at(j.base).id
+		id = u.entries.id(j.base)
 		u.mu.Unlock()
 	}
 	if typ, data, ok := u.cache.Get(id); ok {
@@ -157,7 +157,7 @@ func (u *unpacker) readBack(k int32) (typ object.Type, data []byte, ok bool, err
 		return object.Bad, nil, false, err
 	}
 	u.mu.Lock()
-	id := u.entries.at(k).id
+	id := u.entries.id(k)
 	u.mu.Unlock()
 	u.cache.Put(id, typ, data)
 	return typ, data, true, nil
@@ -245,7 +245,7 @@ func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 // consumed, so that a kept pack already holds all of it.
 func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
 	u.mu.Lock()
-	u.entries.at(idx).id = id
+	u.entries.setID(idx, id)
 	u.entries.index(idx)
 	u.mu.Unlock()
 	if u.opts.Object != nil {
