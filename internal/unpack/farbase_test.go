@@ -167,27 +167,7 @@ func TestOneBaseReadOnce(t *testing.T) {
 	}
 	p := b.Pack()
 	for _, workers := range []int{1, 2} {
-		m := memfstest.New(objs, objs+"/pack")
-		store, policy := newStore(m)
-		var mu sync.Mutex
-		reported := 0
-		g := &gate{data: p, stops: []int64{b.Offset(2)}, ready: func(int) bool {
-			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				mu.Lock()
-				done := reported >= 2
-				mu.Unlock()
-				if done {
-					return true
-				}
-			}
-			return false
-		}}
-		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
-			mu.Lock()
-			reported++
-			mu.Unlock()
-		}}
-		res, err := Run(context.Background(), g, store, policy, opts)
+		res, reported, err := runGated(p, []int64{b.Offset(2)}, []int{2}, workers, 64<<10)
 		if err != nil || res.Objects != n+2 || reported != n+2 {
 			t.Fatalf("%d workers: %+v %v", workers, res, err)
 		}
@@ -199,7 +179,8 @@ func TestOneBaseReadOnce(t *testing.T) {
 
 // TestSmallBaseReadBack keeps a pack whose first object, 4 KiB, leaves a
 // 64 KiB cache behind 32 others before 100 deltas on it come: the base is
-// read back from the pack once, and the deltas resolved as they arrive
+// read back from the pack once (by each worker that finds it gone at the
+// same time, at most), and the deltas resolved as they arrive
 // (the gate waits for them before the last object), none put off to the
 // second pass after the stream. 1 MiB of filler, which the cache does not
 // keep, closes each part, so that all of it goes to the workers.
@@ -227,32 +208,14 @@ func TestSmallBaseReadBack(t *testing.T) {
 	resolved := []int{34, 35 + n} // before each stop
 	stops := []int64{b.Offset(34), b.Offset(35 + n)}
 	for _, workers := range []int{1, 2} {
-		m := memfstest.New(objs, objs+"/pack")
-		store, policy := newStore(m)
-		var mu sync.Mutex
-		reported := 0
-		g := &gate{data: b.Pack(), stops: stops, ready: func(i int) bool {
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				mu.Lock()
-				done := reported >= resolved[i]
-				mu.Unlock()
-				if done {
-					return true
-				}
-			}
-			return false
-		}}
-		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
-			mu.Lock()
-			reported++
-			mu.Unlock()
-		}}
-		res, err := Run(context.Background(), g, store, policy, opts)
+		res, _, err := runGated(b.Pack(), stops, resolved, workers, 64<<10)
 		if err != nil || res.Objects != n+36 {
 			t.Fatalf("%d workers: %+v %v", workers, res, err)
 		}
-		if res.Work.Patched != n || res.Work.Inflated != n+36+1 || res.Work.Reread != int64(len(base)) {
-			t.Errorf("%d workers: %+v: want %d patched, %d inflated, the base read back once", workers, res.Work, n, n+37)
+		// Each worker may find the base gone at once, and read it back.
+		reads := res.Work.Reread / int64(len(base))
+		if res.Work.Patched != n || reads < 1 || reads > int64(workers) || res.Work.Reread%int64(len(base)) != 0 || res.Work.Inflated != n+36+reads {
+			t.Errorf("%d workers: %+v: want %d patched, the base read back once (once by each worker at most)", workers, res.Work, n)
 		}
 	}
 }
@@ -280,27 +243,7 @@ func TestReadBackBounded(t *testing.T) {
 	}
 	p := b.Pack()
 	for _, workers := range []int{1, 2} {
-		m := memfstest.New(objs, objs+"/pack")
-		store, policy := newStore(m)
-		var mu sync.Mutex
-		reported := 0
-		g := &gate{data: p, stops: []int64{b.Offset(bases + 1)}, ready: func(int) bool {
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				mu.Lock()
-				done := reported >= bases+1
-				mu.Unlock()
-				if done {
-					return true
-				}
-			}
-			return false
-		}}
-		opts := Options{Workers: workers, CacheSize: 64 << 10, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
-			mu.Lock()
-			reported++
-			mu.Unlock()
-		}}
-		res, err := Run(context.Background(), g, store, policy, opts)
+		res, reported, err := runGated(p, []int64{b.Offset(bases + 1)}, []int{bases + 1}, workers, 64<<10)
 		if err != nil || res.Objects != n+bases+1 || reported != n+bases+1 {
 			t.Fatalf("%d workers: %+v %v", workers, res, err)
 		}
@@ -309,4 +252,33 @@ func TestReadBackBounded(t *testing.T) {
 			t.Errorf("%d workers: %+v: want %d patched, at most %d bytes read back", workers, res.Work, n, limit)
 		}
 	}
+}
+
+// runGated keeps the pack p with workers and a cache of cacheSize, through
+// a gate that waits at stop i until resolved[i] objects were reported, and
+// returns the result and the objects reported.
+func runGated(p []byte, stops []int64, resolved []int, workers int, cacheSize int64) (Result, int, error) {
+	store, policy := newStore(memfstest.New(objs, objs+"/pack"))
+	var mu sync.Mutex
+	reported := 0
+	g := &gate{data: p, stops: stops, ready: func(i int) bool {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			done := reported >= resolved[i]
+			mu.Unlock()
+			if done {
+				return true
+			}
+		}
+		return false
+	}}
+	opts := Options{Workers: workers, CacheSize: cacheSize, Keep: &Keep{}, Object: func(object.ID, object.Type, []byte) {
+		mu.Lock()
+		reported++
+		mu.Unlock()
+	}}
+	res, err := Run(context.Background(), g, store, policy, opts)
+	mu.Lock()
+	defer mu.Unlock()
+	return res, reported, err
 }
