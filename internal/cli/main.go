@@ -87,10 +87,27 @@ func caughtSignals() []os.Signal {
 // waiting deltas), with room for garbage.
 const baseMemoryLimit = 48 << 20
 
-// memory is the soft limit in force: limit is 0 when GOMEMLIMIT set it.
+// memoryCeiling is as high as ReserveRoom takes the soft limit: with what
+// the runtime and the binary hold beside the heap (up to 20 MiB measured
+// in the remote helper), a process stays within 128 MiB.
+const memoryCeiling = 108 << 20
+
+// memory is the soft limit in force: limit (the base and what
+// ReserveMemory added) is 0 when GOMEMLIMIT set it; room is what
+// ReserveRoom asked for.
 var memory struct {
 	sync.Mutex
 	limit int64
+	room  int64
+}
+
+// setLimit sets the soft limit from memory; memory must be locked.
+func setLimit() {
+	l := max(memory.limit, baseMemoryLimit)
+	if memory.room > 0 {
+		l = max(l, min(l+memory.room, memoryCeiling))
+	}
+	debug.SetMemoryLimit(l)
 }
 
 // limitMemory asks the Go runtime to collect garbage before the heap
@@ -121,5 +138,22 @@ func ReserveMemory(n int64) {
 		return
 	}
 	memory.limit += n
-	debug.SetMemoryLimit(max(memory.limit, baseMemoryLimit))
+	setLimit()
+}
+
+// ReserveRoom raises the soft memory limit by n bytes (lowers it when n is
+// negative), as far as memoryCeiling, for memory that is not held but
+// saves work: room for garbage above what a run holds, so that the
+// collector runs less often (a kept pack of git.git to v2.0.0 is 10%
+// faster with 25 MiB more). What ReserveMemory adds is never cut by the
+// ceiling. It does nothing when GOMEMLIMIT was set or Main did not set a
+// limit, and is safe for concurrent use.
+func ReserveRoom(n int64) {
+	memory.Lock()
+	defer memory.Unlock()
+	if n == 0 || memory.limit == 0 {
+		return
+	}
+	memory.room += n
+	setLimit()
 }

@@ -91,13 +91,14 @@ func shellQuote(s string) string {
 // Options are the unpacker's options that follow from the settings:
 // messages (git's error and warning lines) go to msgs; a kept pack, when
 // keep is set, gets the settings' pack compression; the memory the run
-// holds per object raises the process's soft memory limit.
+// holds per object raises the process's soft memory limit, and so, as far
+// as a ceiling, does the room a kept pack asks for.
 func (t *Target) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
 	if keep != nil {
 		keep.Compression = t.Settings.PackCompression
 	}
 	return unpack.Options{BigFileThreshold: t.Settings.BigFileThreshold, Messages: msgs, Keep: keep, PackPolicy: t.PackPolicy,
-		Reserve: cli.ReserveMemory}
+		Reserve: cli.ReserveMemory, ReserveRoom: cli.ReserveRoom}
 }
 
 // Progress returns the unpacker's progress callback: git's "Unpacking

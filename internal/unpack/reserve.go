@@ -18,13 +18,18 @@ func perEntry(f object.Format) int64 {
 // reserveEvery is how many entries each call of Options.Reserve covers.
 const reserveEvery = 1024
 
-// reserved tells Options.Reserve about the memory held for entries, each
-// time reserveEvery more were added; u.mu must be held.
+// reserved tells Options.Reserve about the memory held for entries, and
+// Options.ReserveRoom of a kept pack's room, each time reserveEvery more
+// were added; u.mu must be held.
 func (u *unpacker) reserved() {
-	if u.opts.Reserve != nil && u.entries.len()%reserveEvery == 0 {
+	if u.entries.len()%reserveEvery != 0 {
+		return
+	}
+	if u.opts.Reserve != nil {
 		u.opts.Reserve(reserveEvery * perEntry(u.fmt))
 		u.reservedBytes += reserveEvery * perEntry(u.fmt)
 	}
+	u.reserveRoom()
 }
 
 // laterRoom is the room a kept pack reserves for the second pass: the data
@@ -67,10 +72,39 @@ func (u *unpacker) reserveLater() {
 	}
 }
 
-// unreserve gives back what reserved reserved, as the run ends.
+// keptRoom is the most room a kept pack asks for above what it holds: a
+// kept pack's run holds the bases of its cache, its table and its put-off
+// deltas, and allocates every object it resolves; with the soft limit a
+// few MiB above that, the collector ran, and the runtime gave pages back
+// and took them again, for a tenth of the time (git.git to v2.0.0 after
+// git gc --aggressive, --keep: 3.88 s; 3.61 s with 16 MiB more, 3.49 s
+// with 25). It is asked for with the entries, roomPerEntry each, so that a
+// pack of few entries, which allocates little, stays within the 64 MiB
+// that bounds it.
+const (
+	keptRoom     = 32 << 20
+	roomPerEntry = 256
+)
+
+// reserveRoom asks Options.ReserveRoom for a kept pack's room for
+// reserveEvery more entries; u.mu must be held.
+func (u *unpacker) reserveRoom() {
+	if u.opts.ReserveRoom != nil && u.kept != nil && u.roomBytes < keptRoom {
+		n := min(int64(reserveEvery*roomPerEntry), keptRoom-u.roomBytes)
+		u.opts.ReserveRoom(n)
+		u.roomBytes += n
+	}
+}
+
+// unreserve gives back what reserved and reserveRoom reserved, as the run
+// ends.
 func (u *unpacker) unreserve() {
 	if u.opts.Reserve != nil && u.reservedBytes > 0 {
 		u.opts.Reserve(-u.reservedBytes)
 		u.reservedBytes = 0
+	}
+	if u.roomBytes > 0 {
+		u.opts.ReserveRoom(-u.roomBytes)
+		u.roomBytes = 0
 	}
 }

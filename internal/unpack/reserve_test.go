@@ -13,7 +13,9 @@ import (
 // TestReserve checks that Options.Reserve is told of the memory held for
 // the entries of a pack, in steps, as they arrive, and of the second
 // pass's room if a delta is put off, and of all of it given back when Run
-// returns, whether the pack is kept or exploded, and also after a failure.
+// returns, whether the pack is kept or exploded, and also after a failure;
+// and that Options.ReserveRoom is told of a kept pack's room, and of its
+// release.
 func TestReserve(t *testing.T) {
 	p, _ := chainPack(3*reserveEvery + 10)
 	for _, tc := range []struct {
@@ -25,12 +27,17 @@ func TestReserve(t *testing.T) {
 		{"truncated", false, p[:len(p)/2]},
 	} {
 		var mu sync.Mutex
-		var held, peak int64
+		var held, peak, asked, askedPeak int64
 		opts := Options{Reserve: func(n int64) {
 			mu.Lock()
 			defer mu.Unlock()
 			held += n
 			peak = max(peak, held)
+		}, ReserveRoom: func(n int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked += n
+			askedPeak = max(askedPeak, asked)
 		}}
 		if tc.keep {
 			opts.Keep = &Keep{}
@@ -52,6 +59,11 @@ func TestReserve(t *testing.T) {
 		}
 		if held != 0 {
 			t.Errorf("%s: %d bytes still reserved after Run", tc.name, held)
+		}
+		// A kept pack asks for room above what it holds; an exploded one,
+		// which must stay within 64 MiB and its largest object, does not.
+		if want := map[bool]int64{true: 3 * reserveEvery * roomPerEntry}[tc.keep]; askedPeak != want || asked != 0 {
+			t.Errorf("%s: room %d asked for, %d left after Run; want %d, 0", tc.name, askedPeak, asked, want)
 		}
 	}
 }

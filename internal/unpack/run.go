@@ -91,6 +91,7 @@ type unpacker struct {
 	// pass (see reserve.go).
 	reservedBytes int64
 	laterHeld     int64 // of reservedBytes, for the second pass
+	roomBytes     int64 // given to opts.ReserveRoom
 	err           error // first fatal error
 	errored       bool  // Recover skipped something
 
