@@ -131,15 +131,7 @@ func limitMemory() {
 // few hundred thousand objects holds more than the limit, and the garbage
 // collector runs without pause. It does nothing when GOMEMLIMIT was set
 // or Main did not set a limit, and is safe for concurrent use.
-func ReserveMemory(n int64) {
-	memory.Lock()
-	defer memory.Unlock()
-	if n == 0 || memory.limit == 0 {
-		return
-	}
-	memory.limit += n
-	setLimit()
-}
+func ReserveMemory(n int64) { reserve(&memory.limit, n) }
 
 // ReserveRoom raises the soft memory limit by n bytes (lowers it when n is
 // negative), as far as memoryCeiling, for memory that is not held but
@@ -148,12 +140,16 @@ func ReserveMemory(n int64) {
 // faster with 25 MiB more). What ReserveMemory adds is never cut by the
 // ceiling. It does nothing when GOMEMLIMIT was set or Main did not set a
 // limit, and is safe for concurrent use.
-func ReserveRoom(n int64) {
+func ReserveRoom(n int64) { reserve(&memory.room, n) }
+
+// reserve adds n to one of memory's fields and sets the limit again,
+// unless GOMEMLIMIT set it.
+func reserve(field *int64, n int64) {
 	memory.Lock()
 	defer memory.Unlock()
 	if n == 0 || memory.limit == 0 {
 		return
 	}
-	memory.room += n
+	*field += n
 	setLimit()
 }
