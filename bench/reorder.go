@@ -65,7 +65,7 @@ func reorderByDepth(p []byte) ([]byte, error) {
 		moved[x.off] = at
 		out = pack.AppendEntryHeader(out, x.typ, x.size)
 		if x.typ == object.OfsDelta {
-			out = append(out, ofsDistance(at-moved[x.base])...)
+			out = pack.AppendOfsDistance(out, at-moved[x.base])
 		}
 		out = append(out, p[x.data:x.end]...)
 	}
@@ -87,14 +87,4 @@ func headerLen(b []byte, t object.Type) int64 {
 		n++
 	}
 	return n
-}
-
-// ofsDistance encodes an OFS_DELTA base distance.
-func ofsDistance(d int64) []byte {
-	buf := []byte{byte(d & 0x7f)}
-	for d >>= 7; d > 0; d >>= 7 {
-		d--
-		buf = append([]byte{byte(0x80 | d&0x7f)}, buf...)
-	}
-	return buf
 }

@@ -82,3 +82,18 @@ func AppendEntryHeader(dst []byte, t object.Type, size int64) []byte {
 	}
 	return append(dst, c)
 }
+
+// AppendOfsDistance appends the base distance d of an OFS_DELTA entry, as
+// a pack writer does: seven bits a byte, the most significant first, each
+// byte but the last with its high bit set and one less than its value.
+func AppendOfsDistance(dst []byte, d int64) []byte {
+	var buf [10]byte
+	i := len(buf) - 1
+	buf[i] = byte(d & 0x7f)
+	for d >>= 7; d > 0; d >>= 7 {
+		d--
+		i--
+		buf[i] = 0x80 | byte(d&0x7f)
+	}
+	return append(dst, buf[i:]...)
+}

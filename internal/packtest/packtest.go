@@ -84,14 +84,7 @@ func (b *Builder) Pack() []byte {
 func EntryHeader(t object.Type, size int64) []byte { return pack.AppendEntryHeader(nil, t, size) }
 
 // OfsDistance encodes an OFS_DELTA base distance.
-func OfsDistance(d int64) []byte {
-	buf := []byte{byte(d & 0x7f)}
-	for d >>= 7; d > 0; d >>= 7 {
-		d--
-		buf = append([]byte{byte(0x80 | d&0x7f)}, buf...)
-	}
-	return buf
-}
+func OfsDistance(d int64) []byte { return pack.AppendOfsDistance(nil, d) }
 
 // Deflate compresses data with zlib.
 func Deflate(data []byte) []byte {
