@@ -21,12 +21,9 @@ type daemon struct {
 	forget func()
 }
 
-// startDaemon starts git daemon on a free port of 127.0.0.1.
-func startDaemon(base string) (*daemon, error) { return startLoggedDaemon(base, "") }
-
-// startLoggedDaemon starts git daemon as startDaemon does; with log, it
-// runs --verbose and writes what it logs (the protocol every request asks
-// for) to that file.
+// startLoggedDaemon starts git daemon on a free port of 127.0.0.1; with
+// log, it runs --verbose and writes what it logs (the protocol every
+// request asks for) to that file.
 func startLoggedDaemon(base, log string) (*daemon, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -113,6 +110,22 @@ func helperShim(dir, helper string) (string, error) {
 	}
 	script += fmt.Sprintf("'%s' \"$@\"\n", helper)
 	return shim, os.WriteFile(filepath.Join(shim, "git-remote-durable"), []byte(script), 0o755)
+}
+
+// serve starts git daemon on the upstreams in base (logged to log, unless
+// it is "") and makes the helper shim beside them; the caller stops the
+// daemon.
+func serve(base, log, helper string) (*daemon, string, error) {
+	d, err := startLoggedDaemon(base, log)
+	if err != nil {
+		return nil, "", err
+	}
+	shim, err := helperShim(base, helper)
+	if err != nil {
+		d.stop()
+		return nil, "", err
+	}
+	return d, shim, nil
 }
 
 // transfer is a clone or fetch measured through git, plain or durable::.

@@ -189,15 +189,11 @@ func cloneFetch(r *runner, c realConfig, src string, fromSel, toSel selection, t
 	if err != nil {
 		return transfers{}, err
 	}
-	d, err := startLoggedDaemon(base, filepath.Join(r.work, "daemon.log"))
+	d, shim, err := serve(base, filepath.Join(r.work, "daemon.log"), c.helper)
 	if err != nil {
 		return transfers{}, err
 	}
 	defer d.stop()
-	shim, err := helperShim(base, c.helper)
-	if err != nil {
-		return transfers{}, err
-	}
 	tr := &transfer{r: r, shim: shim, wantMain: want, config: v2Config, v2: d, objects: all}
 	var clone, fetch, partial transfers
 	if c.rows["clone"] {

@@ -39,15 +39,11 @@ func measureShapes(r *runner, c realConfig, src string, sel selection, revs map[
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return err
 	}
-	d, err := startDaemon(base)
+	d, shim, err := serve(base, "", c.helper)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	shim, err := helperShim(base, c.helper)
-	if err != nil {
-		return err
-	}
 	chosen := map[string]bool{}
 	for _, n := range strings.Split(c.shapes, ",") {
 		chosen[strings.TrimSpace(n)] = true

@@ -157,15 +157,11 @@ func fullClone(r *runner, c realConfig, src string, t *targets) error {
 	if err != nil {
 		return err
 	}
-	d, err := startLoggedDaemon(base, filepath.Join(r.work, "daemon-full.log"))
+	d, shim, err := serve(base, filepath.Join(r.work, "daemon-full.log"), c.helper)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	shim, err := helperShim(base, c.helper)
-	if err != nil {
-		return err
-	}
 	tr := &transfer{r: r, shim: shim, wantMain: want, config: v2Config, v2: d, objects: n}
 	full, err := tr.rounds(d.url("full.git"), 1, "full clone")
 	if err != nil {
