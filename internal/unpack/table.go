@@ -78,13 +78,17 @@ func (t *table) atOffset(off int64) (int32, bool) {
 
 // find returns the first entry whose id is id, among those indexed.
 func (t *table) find(id object.ID) (int32, bool) {
-	if len(t.slots) == 0 {
-		return 0, false
-	}
 	if id.Size() != t.idSize {
 		return 0, false
 	}
-	b := id.Bytes()
+	return t.findRaw(id.Bytes())
+}
+
+// findRaw is find for the raw bytes b of an id of the table's format.
+func (t *table) findRaw(b []byte) (int32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
 	mask := len(t.slots) - 1
 	for i := t.hash(b) & mask; t.slots[i] != 0; i = (i + 1) & mask {
 		if k := t.slots[i] - 1; bytes.Equal(t.rawID(k), b) {
@@ -97,7 +101,7 @@ func (t *table) find(id object.ID) (int32, bool) {
 // index makes entry k, whose id is set, the one find returns for its id,
 // unless an entry of that id is indexed already; it says whether one was.
 func (t *table) index(k int32) (dup bool) {
-	if _, ok := t.find(t.id(k)); ok {
+	if _, ok := t.findRaw(t.rawID(k)); ok {
 		return true
 	}
 	if 2*(t.used+1) > len(t.slots) {

@@ -112,7 +112,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	if j.base >= 0 {
 		// An entry that left the cache: read back only if that is one
 		// entry to inflate (see readBack), else put off.
-		typ, data, ok, err := u.readBack(j.base)
+		typ, data, ok, err := u.readBack(j.base, id)
 		if err != nil || ok {
 			return typ, data, err
 		}
@@ -126,16 +126,16 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 	return typ, data, nil
 }
 
-// readBack reads back from a kept pack the base entry k of a delta, when
-// k is a full object that the cache holds once read, and the bytes read
-// back so far stay within the bytes received: one entry to inflate for
+// readBack reads back from a kept pack the base entry k (of id id) of a
+// delta, when k is a full object that the cache holds once read, and the
+// bytes read back so far stay within the bytes received: one entry to inflate for
 // the deltas on it that come while it is cached, where putting them off
 // reads back each of them, and the deltas on them, in the second pass. A
 // base derived from others (its chain applied again), one the cache would
 // not keep (read again for the next delta), or one past the budget (an
 // order made to make the cache forget its bases) is not read back: ok is
 // false, and the delta is put off.
-func (u *unpacker) readBack(k int32) (typ object.Type, data []byte, ok bool, err error) {
+func (u *unpacker) readBack(k int32, id object.ID) (typ object.Type, data []byte, ok bool, err error) {
 	if u.kept == nil {
 		return object.Bad, nil, false, nil
 	}
@@ -156,9 +156,6 @@ func (u *unpacker) readBack(k int32) (typ object.Type, data []byte, ok bool, err
 	if typ, data, err = u.kept.rd.ObjectAt(off); err != nil {
 		return object.Bad, nil, false, err
 	}
-	u.mu.Lock()
-	id := u.entries.id(k)
-	u.mu.Unlock()
 	u.cache.Put(id, typ, data)
 	return typ, data, true, nil
 }
