@@ -87,3 +87,61 @@ func lsRefsOf(adv func([]string) []string) func([]string) []string {
 		return out
 	}
 }
+
+// junkAfterPack is an answer rewrite that puts n bytes on the pack's band
+// after its trailer, before the flush that ends the packfile section.
+func junkAfterPack(n int) func(string, bool) []pktOut {
+	var junk []pktOut
+	for rest := n; rest > 0; rest -= 65000 {
+		junk = append(junk, pktOut{payload: "\x01" + strings.Repeat("x", min(rest, 65000))})
+	}
+	done := false
+	return func(p string, flush bool) []pktOut {
+		out := []pktOut{{payload: p, flush: flush}}
+		if flush && !done {
+			done = true
+			return append(append([]pktOut{}, junk...), out...)
+		}
+		return out
+	}
+}
+
+// TestHostileV2JunkAfterPack: data on the pack's band between its trailer
+// and the flush that ends the packfile section fails a clone as plain
+// git's does (exit 128, nothing left), whatever its size — never taken,
+// never ending in a killed process — and a fetch into a mirror, exploded
+// or kept, leaves its refs as they were and no .keep behind.
+func TestHostileV2JunkAfterPack(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	advance(t, env, up, 3, "v9")
+	for _, n := range []int{100, 2 << 20, 5 << 20} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			for _, side := range hostileSides {
+				d := startHostile(t, env, up, lie{v2: true, resp: junkAfterPack(n)})
+				dst := filepath.Join(t.TempDir(), "m.git")
+				c := gittest.Exec(t, env, base, nil, "git", "clone", "--mirror", side.prefix+d.url, dst)
+				if c.Code != 128 {
+					t.Errorf("%s clone: exit %d, want 128:\n%s", side.name, c.Code, c.Stderr)
+				}
+				if _, err := os.Stat(dst); !os.IsNotExist(err) {
+					t.Errorf("%s: the clone left %s (%v)", side.name, dst, err)
+				}
+				if last := (result{Cmd: c}).lastLine(); side.name == "durable" && last != "fatal: bad pack from '"+d.url+"': pack has junk at the end" {
+					t.Errorf("durable clone: last line %q", last)
+				}
+			}
+			for _, limit := range []string{"100000", "1"} {
+				dst := filepath.Join(t.TempDir(), "m.git")
+				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+				before := refs(t, env, dst)
+				d := startHostile(t, env, up, lie{v2: true, resp: junkAfterPack(n)})
+				c := gittest.Exec(t, env, dst, nil, "git", "-c", "fetch.unpackLimit="+limit, "fetch", "durable::"+d.url, "+refs/*:refs/*")
+				keeps, _ := filepath.Glob(filepath.Join(dst, "objects/pack/*.keep"))
+				if c.Code != 128 || refs(t, env, dst) != before || len(keeps) > 0 {
+					t.Errorf("fetch, unpack limit %s: exit %d, refs changed %v, .keep %v:\n%s", limit, c.Code, refs(t, env, dst) != before, keeps, c.Stderr)
+				}
+			}
+		})
+	}
+}

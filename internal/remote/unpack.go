@@ -10,6 +10,7 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -76,6 +77,15 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 		opts.Progress = t.Progress(h.errw)
 	}
 	res, err := unpack.Run(h.ctx, in, t.Store, t.Policy, opts)
+	if err == nil && len(res.Rest) > 0 {
+		// What the unpacker read past the trailer: nothing of it is
+		// used, and a pack kept is not pinned by its .keep.
+		if res.KeepPath != "" {
+			os.Remove(res.KeepPath)
+		}
+		h.account(t.Stats(res), upstream.ErrJunk)
+		return rcv, upstream.ErrJunk
+	}
 	h.account(t.Stats(res), err)
 	if err != nil {
 		return rcv, &packError{err: err}

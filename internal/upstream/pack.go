@@ -3,6 +3,7 @@ package upstream
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -41,12 +42,31 @@ func (p *Pack) Finish() error {
 	return p.w.close()
 }
 
+// ErrJunk means that data followed the pack's trailer in the answer: git's
+// index-pack words for a pack file with bytes after its end. Nothing of it
+// is used, and the fetch fails.
+var ErrJunk = errors.New("pack has junk at the end")
+
 // Drain reads what follows the pack up to the end of the answer, which
-// must end cleanly, and leaves the session open: over protocol v2 it then
-// takes another command (Upload.Fetch).
+// must end cleanly, with nothing more on the pack's band, and leaves the
+// session open: over protocol v2 it then takes another command
+// (Upload.Fetch). A byte after the pack is ErrJunk, at once: the rest of
+// the answer is not read.
 func (p *Pack) Drain() error {
-	_, err := io.Copy(io.Discard, io.LimitReader(p.in, 1<<20))
-	return err
+	var b [1]byte
+	for {
+		n, err := p.in.Read(b[:])
+		if n > 0 {
+			p.in.err = ErrJunk // sticky: a later Drain fails too
+			return ErrJunk
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // readHead reads what a protocol v0 answer says before the pack, as git's
