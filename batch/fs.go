@@ -15,6 +15,10 @@ type FS interface {
 	Create(name string, perm fs.FileMode) (File, error)
 	// Open opens name for reading.
 	Open(name string) (ReadFile, error)
+	// Reopen opens name, a file that exists and that another process may
+	// have written, so that its data can be synced (Transaction.Adopt).
+	// Nothing is written through it.
+	Reopen(name string) (File, error)
 	// ReadFile returns the contents of name.
 	ReadFile(name string) ([]byte, error)
 	// ReadDir returns the names in directory name, in no particular order.

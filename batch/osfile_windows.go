@@ -21,6 +21,16 @@ func createFile(name string, perm fs.FileMode) (File, error) {
 	return osFile{f}, nil
 }
 
+// reopenFile opens an existing file for writing, which FlushFileBuffers
+// needs; nothing is written.
+func reopenFile(name string) (File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
 // Writeout is NtFlushBuffersFileEx with FLUSH_FLAGS_FILE_DATA_ONLY.
 func (f osFile) Writeout() error { return writeout(f.File) }
 

@@ -15,6 +15,8 @@ func (osFS) Create(name string, perm fs.FileMode) (File, error) { return createF
 
 func (osFS) Open(name string) (ReadFile, error) { return os.Open(name) }
 
+func (osFS) Reopen(name string) (File, error) { return reopenFile(name) }
+
 func (osFS) ReadFile(name string) ([]byte, error) { return readFile(name) }
 
 func (osFS) ReadDir(name string) ([]string, error) {

@@ -136,6 +136,17 @@ func (m *FS) Open(name string) (batch.ReadFile, error) {
 	return &readFile{m: m, ino: ino, name: name}, nil
 }
 
+// Reopen implements batch.FS: the file's inode as it is, for syncs.
+func (m *FS) Reopen(name string) (batch.File, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[name]
+	if !ok {
+		return nil, pathErr("open", name, fs.ErrNotExist)
+	}
+	return &file{m: m, name: name, ino: ino}, nil
+}
+
 // ReadFile implements batch.FS.
 func (m *FS) ReadFile(name string) ([]byte, error) {
 	m.mu.Lock()
