@@ -32,10 +32,10 @@ func adopt(t *testing.T, kind string, method batch.Method, last func(*batch.Tran
 			t.Fatal(err)
 		}
 	}
+	tx.AdoptDir("/r/refs")
 	if err := tx.Remove("/r/refs/heads/gone"); err != nil {
 		t.Fatal(err)
 	}
-	tx.AdoptDir("/r/refs")
 	if err := last(tx); err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,8 @@ func (tx *Transaction) Adopt(name string) error {
 func (tx *Transaction) AdoptDir(name string) {
 	tx.mu.Lock()
 	defer tx.mu.Unlock()
+	tx.renames++
+	tx.last, tx.lastDir, tx.adopted = name, true, true
 	tx.dirs[name] = true
 }
 
