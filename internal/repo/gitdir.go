@@ -87,7 +87,7 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 	if !isRepo(dir, objects) {
 		return nil, false
 	}
-	return &Repo{GitDir: gitDir, ObjectDir: objects, Format: object.SHA1}, true
+	return &Repo{GitDir: gitDir, CommonDir: gitDir, ObjectDir: objects, Format: object.SHA1}, true
 }
 
 // formatZero reads dir/config the way git reads a repository's format —

@@ -24,6 +24,7 @@ import (
 // Repo is a discovered repository.
 type Repo struct {
 	GitDir    string // absolute
+	CommonDir string // absolute: where the refs, packed-refs and config are (GitDir but in a linked worktree)
 	ObjectDir string // absolute; honours GIT_OBJECT_DIRECTORY
 	Format    object.Format
 	Config    Config
@@ -135,16 +136,19 @@ func DiscoverWith(ctx context.Context, cfg Config) (*Repo, error) {
 // find asks git rev-parse where the repository and its objects are and
 // which object format it uses.
 func find(ctx context.Context) (*Repo, error) {
-	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format")
+	out, err := git(ctx, "", "rev-parse", "--absolute-git-dir", "--git-path", "objects", "--show-object-format", "--git-common-dir")
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		return nil, fmt.Errorf("unexpected output of git rev-parse: %q", out)
 	}
 	r := &Repo{GitDir: lines[0]}
 	if r.ObjectDir, err = filepath.Abs(lines[1]); err != nil {
+		return nil, err
+	}
+	if r.CommonDir, err = filepath.Abs(lines[3]); err != nil {
 		return nil, err
 	}
 	if r.Format, err = object.ParseFormat(lines[2]); err != nil {
