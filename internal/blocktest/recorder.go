@@ -54,6 +54,17 @@ func (r *Recorder) Path() string { return filepath.Join(r.dir, FileName) }
 // Base returns the content the disk had when recording began.
 func (r *Recorder) Base() *Disk { return r.base }
 
+// Rebase makes the disk as it is now the base and begins the log anew:
+// the crash states of a later replay are those of what follows. Call it
+// once the filesystem is synced (syncfs), so that the device holds a state
+// it could have held durably: a test prepares its repository on the
+// recorded filesystem, and only the command it proves is replayed.
+func (r *Recorder) Rebase() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.base, r.log = r.disk.Clone(), nil
+}
+
 // Mark appends a Mark op called name to the log.
 func (r *Recorder) Mark(name string) {
 	r.mu.Lock()

@@ -3,9 +3,12 @@
 package blocktest
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-durable/git-durable/object"
@@ -26,6 +29,22 @@ type Scenario struct {
 	// Done, every crash state must hold them.
 	Want []string
 	Done string
+	// Damaged are objects broken before the command began (what it is to
+	// heal): their final names may hold anything in the crash images
+	// before the durable ones.
+	Damaged []string
+	// Intact are files (paths relative to the filesystem root, and their
+	// content when the command returned) written whole under their final
+	// names, as a kept pack's: in every crash image each one present must
+	// hold that content, and every durable image must hold them all.
+	Intact map[string][]byte
+	// Files are what the repository around the objects must hold in every
+	// durable image (HEAD, config, refs, shallow, as the command left
+	// them): the same content; a nil value means the file must not exist.
+	Files map[string][]byte
+	// Check, when set, is run on every durable image, mounted at root (git
+	// fsck of the repository there); its error is a finding.
+	Check func(root string) error
 	// Points chooses the crash states; KeepFrom is set by Run to the last
 	// flush before Done.
 	Points PointOptions
@@ -47,6 +66,9 @@ type Verdict struct {
 	Broken []string
 	// Missing lists durable images that lack wanted objects (I-a).
 	Missing []string
+	// Wrong lists durable images whose repository files differ from what
+	// the command left, or that Check refused.
+	Wrong []string
 	// Unclean lists images that did not mount or that the filesystem
 	// checker found inconsistent.
 	Unclean []string
@@ -61,7 +83,7 @@ type Verdict struct {
 
 // OK reports whether the replay found nothing wrong.
 func (v *Verdict) OK() bool {
-	return len(v.Broken) == 0 && len(v.Missing) == 0 && len(v.Unclean) == 0
+	return len(v.Broken) == 0 && len(v.Missing) == 0 && len(v.Unclean) == 0 && len(v.Wrong) == 0
 }
 
 // Recovered reports whether the replay found nothing wrong but unclean
@@ -71,7 +93,7 @@ func (v *Verdict) OK() bool {
 // own recovery may need an fsck, which no choice of system calls avoids;
 // an unclean image without such a rescue fails it.
 func (v *Verdict) Recovered() bool {
-	if len(v.Broken) > 0 || len(v.Missing) > 0 || v.Durable == 0 {
+	if len(v.Broken) > 0 || len(v.Missing) > 0 || len(v.Wrong) > 0 || v.Durable == 0 {
 		return false
 	}
 	full := map[string]bool{}
@@ -92,8 +114,8 @@ func (v *Verdict) Recovered() bool {
 // String summarizes the verdict with the first findings of each kind.
 func (v *Verdict) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d writes, %d flushes; %d crash images (%d durable), %d object files checked; %d broken, %d images missing objects, %d unclean",
-		v.Writes, v.Flushes, v.Images, v.Durable, v.Objects, len(v.Broken), len(v.Missing), len(v.Unclean))
+	fmt.Fprintf(&b, "%d writes, %d flushes; %d crash images (%d durable), %d object files checked; %d broken, %d images missing objects, %d unclean, %d wrong",
+		v.Writes, v.Flushes, v.Images, v.Durable, v.Objects, len(v.Broken), len(v.Missing), len(v.Unclean), len(v.Wrong))
 	if len(v.Rescues) > 0 {
 		fmt.Fprintf(&b, "; %d rescued (%d in full), %d objects lost", len(v.Rescues), v.fullRescues(), v.Lost)
 	}
@@ -101,7 +123,7 @@ func (v *Verdict) String() string {
 	for i, r := range v.Rescues {
 		rescued[i] = r.String()
 	}
-	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean, rescued} {
+	for _, list := range [][]string{v.Broken, v.Missing, v.Unclean, v.Wrong, rescued} {
 		for i, s := range list {
 			if i == 5 {
 				fmt.Fprintf(&b, "\n  … %d more", len(list)-i)
@@ -170,7 +192,11 @@ func (r *replayRun) point(p Point) error {
 		v.Unclean = append(v.Unclean, p.Label+": "+oneLine(err.Error()))
 		return r.rescue(p)
 	}
+	durable := r.durable < 0 || p.Durable(r.durable)
 	objs, err := CheckObjects(filepath.Join(r.mnt, s.ObjectDir), s.Format)
+	if err == nil {
+		r.checkFiles(p, durable)
+	}
 	if uerr := m.Unmount(); err == nil && uerr != nil {
 		err = uerr
 	}
@@ -179,9 +205,12 @@ func (r *replayRun) point(p Point) error {
 	}
 	v.Objects += len(objs.Good) + len(objs.Broken)
 	for _, b := range objs.Broken {
+		if !durable && slices.Contains(s.Damaged, strings.Replace(b[:min(len(b), 2*s.Format.Size()+1)], "/", "", 1)) {
+			continue
+		}
 		v.Broken = append(v.Broken, p.Label+": "+b)
 	}
-	if r.durable < 0 || p.Durable(r.durable) {
+	if durable {
 		v.Durable++
 		if miss := objs.Missing(s.Want); len(miss) > 0 {
 			v.Missing = append(v.Missing, fmt.Sprintf("%s: %d of %d objects missing (first %s)", p.Label, len(miss), len(s.Want), miss[0]))
@@ -205,4 +234,47 @@ func firstLine(s string) string {
 // oneLine joins the lines of a command's error and output.
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", " | ")
+}
+
+// checkFiles checks the scenario's Intact files in the mounted image of p,
+// and where it is durable its Files and Check.
+func (r *replayRun) checkFiles(p Point, durable bool) {
+	s, v := r.s, r.v
+	for _, name := range slices.Sorted(maps.Keys(s.Intact)) {
+		got, err := os.ReadFile(filepath.Join(r.mnt, name))
+		switch {
+		case err == nil && !bytes.Equal(got, s.Intact[name]):
+			v.Broken = append(v.Broken, fmt.Sprintf("%s: %s: %d bytes, not the %d written", p.Label, name, len(got), len(s.Intact[name])))
+		case err != nil && durable:
+			v.Missing = append(v.Missing, fmt.Sprintf("%s: %s: %v", p.Label, name, err))
+		}
+	}
+	if !durable {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Files)) {
+		want := s.Files[name]
+		got, err := os.ReadFile(filepath.Join(r.mnt, name))
+		switch {
+		case want == nil && err == nil:
+			v.Wrong = append(v.Wrong, fmt.Sprintf("%s: %s is there, and should not be", p.Label, name))
+		case want != nil && err != nil:
+			v.Wrong = append(v.Wrong, fmt.Sprintf("%s: %s: %v", p.Label, name, err))
+		case want != nil && !bytes.Equal(got, want):
+			v.Wrong = append(v.Wrong, fmt.Sprintf("%s: %s holds %q, not %q", p.Label, name, clip(got), clip(want)))
+		}
+	}
+	if s.Check != nil {
+		if err := s.Check(r.mnt); err != nil {
+			v.Wrong = append(v.Wrong, p.Label+": "+oneLine(err.Error()))
+		}
+	}
+}
+
+// clip shortens file content for a finding.
+func clip(b []byte) string {
+	if len(b) > 60 {
+		return string(b[:60]) + "…"
+	}
+	return string(b)
 }

@@ -14,6 +14,10 @@ type OrderReport struct {
 	Flushes    int    // successful fsync/fdatasync
 	LastRename string // the final name renamed last
 	Flushed    string // what the one flush synced
+	// Later counts the flushes after the batch's one (CheckSessionOrder):
+	// those of the helper's session end, which makes what git wrote after
+	// the fetch durable.
+	Later int
 }
 
 // CheckOrder checks the batch scheme's I-order on strace calls: every
@@ -22,7 +26,13 @@ type OrderReport struct {
 // renamed last, or of its directory: the full journal commit that the
 // policy asks for on ext4 with fast commits) comes after the last such
 // rename.
-func CheckOrder(calls []Call) (OrderReport, error) { return checkOrder(calls, IsObject) }
+func CheckOrder(calls []Call) (OrderReport, error) { return checkOrder(calls, IsObject, false) }
+
+// CheckSessionOrder is CheckOrder for a remote helper's session: after the
+// batch's one flush, which must come as CheckOrder says, it counts the
+// flushes that follow (Later) instead of refusing them; no object may be
+// renamed after the batch's flush.
+func CheckSessionOrder(calls []Call) (OrderReport, error) { return checkOrder(calls, IsObject, true) }
 
 // packFile matches the final name of a pack's files.
 var packFile = regexp.MustCompile(`/objects/pack/pack-([0-9a-f]{40}|[0-9a-f]{64})\.(pack|idx|rev|keep|promisor)$`)
@@ -33,14 +43,14 @@ var packFile = regexp.MustCompile(`/objects/pack/pack-([0-9a-f]{40}|[0-9a-f]{64}
 // last, and exactly one full flush, of the .idx (or its directory), after
 // it.
 func CheckPackOrder(calls []Call) (OrderReport, error) {
-	rep, err := checkOrder(calls, packFile.MatchString)
+	rep, err := checkOrder(calls, packFile.MatchString, false)
 	if err == nil && !strings.HasSuffix(rep.LastRename, ".idx") {
 		err = fmt.Errorf("%s was renamed after the .idx", rep.LastRename)
 	}
 	return rep, err
 }
 
-func checkOrder(calls []Call, isFinal func(string) bool) (OrderReport, error) {
+func checkOrder(calls []Call, isFinal func(string) bool, later bool) (OrderReport, error) {
 	var rep OrderReport
 	wroteOut := map[string]int{} // tmp path → completion line of its writeout
 	lastRenameEnd := -1
@@ -74,6 +84,10 @@ func checkOrder(calls []Call, isFinal func(string) bool) (OrderReport, error) {
 			rep.Objects++
 			rep.LastRename, lastRenameEnd = to, c.End
 		case "fsync", "fdatasync":
+			if later && rep.Flushes == 1 {
+				rep.Later++
+				continue
+			}
 			rep.Flushes++
 			rep.Flushed = FdPath(c.Args[0])
 			if c.Start <= lastRenameEnd {
