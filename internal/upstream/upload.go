@@ -76,8 +76,28 @@ func (u *Upload) Close() error { return u.w.close() }
 
 // ByID reports whether the upstream serves any object it has by its id,
 // not only what its refs point at: over protocol v2, whose upload-pack
-// takes any want (v0's refuses an id that is no tip: "not our ref").
-func (u *Upload) ByID() bool { return u.v2 != nil }
+// takes any want, and over v0 where it advertises
+// allow-reachable-sha1-in-want (uploadpack.allowReachableSHA1InWant or
+// allowAnySHA1InWant); v0's refuses any other id that is no tip ("not our
+// ref"). A v0 session serves one request: ask for objects by id on a new
+// one (Fresh).
+func (u *Upload) ByID() bool {
+	return u.v2 != nil || u.adv.caps.Supports(capability.AllowReachableSHA1InWant)
+}
+
+// Fresh returns a session on which to ask for objects by id once this
+// one's answer is drained: the same over protocol v2, a new one over v0,
+// whose sessions serve one request each.
+func (u *Upload) Fresh() (*Upload, error) {
+	if u.v2 != nil {
+		return u, nil
+	}
+	up, err := u.r.OpenUpload(nil)
+	if err == nil && up == nil {
+		err = fmt.Errorf("'%s' is empty now", u.r.URL)
+	}
+	return up, err
+}
 
 // FetchRequest is what a fetch asks of upload-pack.
 type FetchRequest struct {
@@ -103,8 +123,9 @@ type FetchRequest struct {
 	// Progress takes the upstream's progress messages.
 	Progress io.Writer
 	// Only asks for the wanted objects themselves, not what they reach
-	// (heal by id, over protocol v2 only): a commit's history is cut by
-	// "deepen 1", and where the server offers filtering, "filter tree:0"
+	// (heal by id, see ByID): a commit's history is cut by "deepen 1"
+	// where the server offers shallow fetches, and where it offers
+	// filtering, "filter tree:0"
 	// leaves out the trees and blobs below the wants (upload-pack sends
 	// a wanted tree or blob all the same). Without filtering, a commit
 	// comes with its tree and a tree with what it holds: one snapshot,
@@ -163,12 +184,16 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Deepened: req.deepen(), Theirs: u.adv.shallows, w: u.w}
+	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: u.adv.shallows, w: u.w}
 	if err := p.readHead(in, u.adv.format); err != nil {
 		if err = u.w.fail(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
 		return nil, err
+	}
+	if req.Only {
+		// The cut of "deepen 1", no boundary of the repository's.
+		p.Deepened, p.Shallow, p.Unshallow, p.Theirs = false, nil, nil, nil
 	}
 	p.in = &stickyReader{r: demux(in, &ureq.Capabilities, req.Progress)}
 	return p, nil
@@ -240,5 +265,15 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 		req.Shallows = hashes(f.Shallows, format)
 	}
 	req.Depth = packp.DepthRequest{Deepen: f.Depth, DeepenSince: f.DeepenSince, DeepenNot: f.DeepenNot}
+	if f.Only {
+		if adv.Supports(capability.Shallow) {
+			set(capability.Shallow)
+			req.Depth.Deepen = 1
+		}
+		if adv.Supports(capability.Filter) {
+			set(capability.Filter)
+			req.Filter = packp.Filter("tree:0")
+		}
+	}
 	return req, nil
 }
