@@ -42,15 +42,15 @@ func (c *fetchCounter) take() int {
 	return n
 }
 
-// thinBases returns the objects the clone at dir has that the thin pack
-// of the upstream's main since old uses as delta bases: what
+// thinBases returns the objects of the object directory objects that the
+// thin pack of the upstream's main since old uses as delta bases: what
 // index-pack --fix-thin adds to it.
-func thinBases(t *testing.T, env []string, up, dir, old string) []string {
+func thinBases(t *testing.T, env []string, up, objects, old string) []string {
 	t.Helper()
 	p := gittest.GitIn(t, env, up, []byte("main\n^"+old+"\n"), "pack-objects", "--revs", "--thin", "--stdout")
 	scratch := filepath.Join(t.TempDir(), "scratch.git")
 	gittest.Git(t, env, "", "init", "-q", "--bare", scratch)
-	gittest.WriteFile(t, scratch, "objects/info/alternates", filepath.Join(dir, ".git/objects")+"\n")
+	gittest.WriteFile(t, scratch, "objects/info/alternates", objects+"\n")
 	gittest.GitIn(t, env, scratch, p, "index-pack", "--stdin", "--fix-thin")
 	idx, _ := filepath.Glob(filepath.Join(scratch, "objects/pack/*.idx"))
 	if len(idx) != 1 {
@@ -127,7 +127,7 @@ func TestRemoteHeal(t *testing.T) {
 			old := strings.TrimSpace(gittest.Git(t, env, sound, "rev-parse", "origin/main"))
 			advance(t, env, dir, 1, "")
 			var blob string
-			for _, id := range thinBases(t, env, dir, sound, old) {
+			for _, id := range thinBases(t, env, dir, filepath.Join(sound, ".git/objects"), old) {
 				if strings.TrimSpace(gittest.Git(t, env, sound, "cat-file", "-t", id)) == "blob" {
 					blob = id
 				}

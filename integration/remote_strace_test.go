@@ -35,7 +35,8 @@ func underStrace(t *testing.T, env []string) (withStrace []string, trace string)
 // and checks the batch scheme's order on its real system calls: a
 // completed writeout of every object before its rename, and exactly one
 // full flush, of the object renamed last, after the last rename — before
-// git is told the fetch is done.
+// git is told the fetch is done; then, as git ends the session once it
+// wrote the refs, exactly one more, which makes them durable.
 func TestRemoteStraceFetch(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
@@ -51,9 +52,12 @@ func TestRemoteStraceFetch(t *testing.T) {
 	if len(stats) != 1 {
 		t.Fatalf("%d fetch batches, want 1", len(stats))
 	}
-	rep, err := crashtest.CheckOrder(readTrace(t, trace))
+	rep, err := crashtest.CheckSessionOrder(readTrace(t, trace))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rep.Later != 1 {
+		t.Errorf("%d flushes after the batch's, want the one of the refs git wrote", rep.Later)
 	}
 	if rep.Objects != stats[0].Written || rep.Writeouts < rep.Objects {
 		t.Fatalf("strace: %+v; the helper says %d objects written", rep, stats[0].Written)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -110,7 +111,11 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err != nil {
 		return received{}, err
 	}
-	if err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected); err != nil {
+	synced, err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected)
+	rcv.stats.WriteoutOnly += synced.WriteoutOnly
+	rcv.stats.HardwareFlush += synced.HardwareFlush
+	h.account(rcv.stats, err)
+	if err != nil {
 		// git is not told of the .keep: remove it, as git fetch does
 		// when it fails, so that the pack is not pinned for ever.
 		if rcv.lock != "" {
@@ -122,19 +127,20 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 }
 
 // afterPack finishes a fetch whose pack is in: what follows the pack must
-// end cleanly, and the shallow boundary is recorded. Unless the pack is
-// known to be connected, git's connectivity check runs first, while the
-// session can still heal what the check reads broken (healCheck); not
-// for a deepening, whose check would need the new boundary.
-func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) error {
+// end cleanly, and the shallow boundary is recorded, synced as the
+// objects are (what the syncs of that cost). Unless the pack is known to
+// be connected, git's connectivity check runs first, while the session
+// can still heal what the check reads broken (healCheck); not for a
+// deepening, whose check would need the new boundary.
+func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) (batch.Stats, error) {
 	if err := pack.Drain(); err != nil {
-		return err
+		return batch.Stats{}, err
 	}
 	if !connected && !pack.Deepened {
 		h.healCheck(up, tips)
 	}
 	if err := pack.Finish(); err != nil {
-		return err
+		return batch.Stats{}, err
 	}
 	return h.updateShallow(gitDir, shallow, pack, tips)
 }

@@ -1,9 +1,13 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
+	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -13,41 +17,95 @@ import (
 // trusts because the file exists, and on which every later fetch of git
 // fails: it asks the upstream for exactly those ids (no haves: they would
 // tell it that they are here) and writes what comes through the unpacker,
-// which replaces the broken files. The request goes on the same session
-// once the pack's answer is drained: one more round trip. Only an upstream
-// that serves any object by its id can (protocol v2); elsewhere there is
-// no healer, and the fetch fails on the base, as git's does.
+// which replaces the broken files. The request goes once the pack's answer
+// is drained, on the same session over protocol v2 (one more round trip),
+// on a new one over v0. Only an upstream that serves any object by its id
+// can (see upstream.Upload.ByID); elsewhere there is no healer, and the
+// fetch fails on the base, as git's does.
 func (h *helper) healer(up *upstream.Upload, pack *upstream.Pack) func([]object.ID) error {
 	if !up.ByID() {
 		return nil
 	}
 	return func(ids []object.ID) error {
-		err := h.heal(up, pack, ids)
+		left, err := h.heal(up, pack, ids)
 		if err != nil {
 			fmt.Fprintf(h.errw, "warning: cannot fetch the broken objects again: %s\n", describe(err, h.url))
-			return err
 		}
-		for _, id := range ids {
-			fmt.Fprintf(h.errw, "warning: object %s of the repository was broken; fetched it again from '%s'\n", id, h.url)
+		if err == nil && len(left) > 0 {
+			err = fmt.Errorf("'%s' did not send %s", h.url, left[0])
 		}
-		return nil
+		return err
 	}
 }
 
 // heal fetches ids from up, after the answer that carried pack if any:
-// exactly those objects, not what they reach (a commit's history).
-func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) error {
+// exactly those objects, not what they reach (a commit's history), always
+// written as loose objects, whatever the unpack limit: a heal keeps no
+// pack, and so no .keep that nobody would remove. Each object that reads
+// back right afterwards gets git's warning that it was fetched again; it
+// returns those that do not, with a warning each, and an error when no
+// request could be made or answered.
+func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) (left []object.ID, err error) {
 	if pack != nil {
 		if err := pack.Drain(); err != nil {
-			return err
+			return ids, err
 		}
 	}
-	p, err := up.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
+	fresh, err := up.Fresh()
 	if err != nil {
-		return err
+		return ids, err
 	}
-	if _, err := h.unpack(p, ids, nil); err != nil {
-		return err
+	if fresh != up {
+		defer fresh.Close()
 	}
-	return p.Drain()
+	p, err := fresh.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
+	if err != nil {
+		return ids, err
+	}
+	rcv, err := h.unpackTo(p, ids, nil, true)
+	if err != nil {
+		return ids, err
+	}
+	err = p.Drain()
+	h.account(rcv.stats, err)
+	if err != nil {
+		return ids, err
+	}
+	bad, err := h.unreadable(ids, false)
+	if err != nil {
+		return ids, err
+	}
+	for _, id := range ids {
+		if !bad[id] {
+			fmt.Fprintf(h.errw, "warning: object %s of the repository was broken; fetched it again from '%s'\n", id, h.url)
+		} else {
+			left = append(left, id)
+			fmt.Fprintf(h.errw, "warning: object %s of the repository is broken, and '%s' did not send it again\n", id, h.url)
+		}
+	}
+	return left, nil
+}
+
+// unreadable returns which of ids the repository cannot read back right:
+// broken, or with missing, also absent.
+func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]bool, error) {
+	r, err := h.repository()
+	if err != nil {
+		return nil, err
+	}
+	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	bad := map[object.ID]bool{}
+	for _, id := range ids {
+		if _, _, err := t.Store.Read(id); err != nil {
+			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) {
+				return nil, err
+			}
+			bad[id] = !brokenOnly || errors.Is(err, loose.ErrCorrupt)
+		}
+	}
+	return bad, nil
 }

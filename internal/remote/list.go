@@ -46,6 +46,7 @@ func (h *helper) list(forPush bool) error {
 		h.up = up
 		if up != nil {
 			lw.end()
+			h.sweep(up)
 		}
 		lw.Format(object.SHA1) // an empty upstream's advertisement named none
 	}

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
@@ -42,15 +44,25 @@ type helper struct {
 	cfg    repo.Config      // read lazily
 	cfgd   bool
 
-	set    settings
-	local  *repo.Repo        // the repository, once needed
-	up     *upstream.Upload  // the upload-pack session list opened
-	rp     *upstream.Receive // the receive-pack session list for-push opened
-	hup    *hangup           // stops the helper when git goes away mid-command
-	totals batch.Stats       // over every fetch batch
-	batchN int               // fetch batches received
-	sought []string          // the batch's "<id> <name>" lines, for a .promisor
-	warned bool              // the settings' warnings were printed
+	set       settings
+	local     *repo.Repo           // the repository, once needed
+	up        *upstream.Upload     // the upload-pack session list opened
+	rp        *upstream.Receive    // the receive-pack session list for-push opened
+	hup       *hangup              // stops the helper when git goes away mid-command
+	totals    batch.Stats          // over every fetch batch
+	batchN    int                  // fetch batches received
+	sought    []string             // the batch's "<id> <name>" lines, for a .promisor
+	warned    bool                 // the settings' warnings were printed
+	began     time.Time            // when git's first list, fetch or push came
+	before    map[string]fileState // repoFiles then
+	shallowed bool                 // the session wrote $GIT_DIR/shallow
+	// refDirs are the modification times of the directories under refs
+	// then.
+	refDirs map[string]time.Time
+	swept   int // loose objects the session checked (sweep)
+	// brokenType is the type the header of each broken object found
+	// still says.
+	brokenType map[object.ID]object.Type
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
@@ -64,10 +76,11 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	red := &upstream.Redactor{}
 	h := &helper{
 		ctx: ctx, env: env, opts: opts, red: red, hup: newHangup(env.Stdin, cancel),
-		in:   bufio.NewReaderSize(env.Stdin, maxLine),
-		out:  env.Stdout,
-		errw: &scrubWriter{w: env.Stderr, r: red},
-		set:  defaultSettings(),
+		in:         bufio.NewReaderSize(env.Stdin, maxLine),
+		out:        env.Stdout,
+		errw:       &scrubWriter{w: env.Stderr, r: red},
+		set:        defaultSettings(),
+		brokenType: map[object.ID]object.Type{},
 	}
 	// An interruption must also end a wait for git's next command.
 	stop := make(chan struct{})
@@ -85,6 +98,9 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if err == nil {
 		h.checkStatsPath()
 		err = h.loop()
+	}
+	if err == nil {
+		h.settle()
 	}
 	h.hup.close()
 	h.close()
@@ -182,13 +198,16 @@ func (h *helper) loop() (err error) {
 		case strings.HasPrefix(line, "option "):
 			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
 		case line == "list" || line == "list for-push":
+			h.snapshot()
 			err = h.answer(func() error { return h.list(line == "list for-push") })
 		case strings.HasPrefix(line, "fetch "):
+			h.snapshot()
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.fetch(cmds) })
 			}
 		case strings.HasPrefix(line, "push "):
+			h.snapshot()
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.push(cmds) })

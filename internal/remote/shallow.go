@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -40,7 +43,7 @@ func readShallow(gitDir string) ([]object.ID, error) {
 // where git rejects the refs that reach them ("shallow roots are not
 // allowed to be updated"). An advertised id never sent is never recorded:
 // it would cut the history of every later honest fetch.
-func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pack, tips []object.ID) error {
+func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pack, tips []object.ID) (batch.Stats, error) {
 	set := map[object.ID]bool{}
 	for _, id := range old {
 		set[id] = true
@@ -60,7 +63,7 @@ func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pa
 	case h.set.cloning:
 		have, err := h.existing(pack.Theirs)
 		if err != nil {
-			return err
+			return batch.Stats{}, err
 		}
 		for _, id := range have {
 			changed = changed || !set[id]
@@ -69,10 +72,10 @@ func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pa
 	default:
 		reached, err := h.shallowReached(gitDir, old, pack.Theirs, tips)
 		if err != nil {
-			return err
+			return batch.Stats{}, err
 		}
 		if len(reached) > 0 && !h.set.updateShallow {
-			return fmt.Errorf("'%s' is shallow at %s, which the fetched refs reach: shallow roots are not allowed to be updated (fetch with --update-shallow)", h.url, reached[0])
+			return batch.Stats{}, fmt.Errorf("'%s' is shallow at %s, which the fetched refs reach: shallow roots are not allowed to be updated (fetch with --update-shallow)", h.url, reached[0])
 		}
 		for _, id := range reached {
 			changed = changed || !set[id]
@@ -80,14 +83,14 @@ func (h *helper) updateShallow(gitDir string, old []object.ID, pack *upstream.Pa
 		}
 	}
 	if !changed {
-		return nil
+		return batch.Stats{}, nil
 	}
 	ids := make([]string, 0, len(set))
 	for id := range set {
 		ids = append(ids, id.String())
 	}
 	sort.Strings(ids)
-	return writeShallow(gitDir, ids)
+	return h.writeShallow(gitDir, ids)
 }
 
 // checkUnshallow refuses an "unshallow" line for a commit that is not
@@ -182,11 +185,38 @@ func (h *helper) shallowReached(gitDir string, old, advertised, tips []object.ID
 }
 
 // writeShallow replaces $GIT_DIR/shallow through shallow.lock, as git does,
-// synced before the rename; no commits removes the file.
-func writeShallow(gitDir string, ids []string) error {
+// with the repository's policy for loose objects: written out before its
+// rename (fully synced, where the policy syncs each object so); nothing
+// under core.fsync=none. No commits removes the file. The flush that
+// makes the new name durable is the session's last (settle), with the
+// refs git writes from the same fetch: when git returns, both are. It
+// returns what the syncs were.
+func (h *helper) writeShallow(gitDir string, ids []string) (batch.Stats, error) {
+	r, err := h.repository()
+	if err != nil {
+		return batch.Stats{}, err
+	}
+	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	if err != nil {
+		return batch.Stats{}, err
+	}
+	defer t.Close()
+	h.shallowed = len(ids) > 0
+	err = writeShallowTx(t.Policy.Begin(), t.Policy.FS(), gitDir, ids)
+	return t.Policy.Stats(), err
+}
+
+func writeShallowTx(tx *batch.Transaction, fsys batch.FS, gitDir string, ids []string) error {
 	path := filepath.Join(gitDir, "shallow")
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if len(ids) == 0 {
+		err := tx.Remove(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	f, err := fsys.Create(lock, 0o666)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("Unable to create '%s': File exists.", lock)
@@ -197,26 +227,11 @@ func writeShallow(gitDir string, ids []string) error {
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}
-	_, err = f.WriteString(b.String())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && len(ids) == 0 {
-		os.Remove(lock)
-		err = os.Remove(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			err = nil
-		}
+	if _, err := io.WriteString(f, b.String()); err != nil {
+		f.Close()
+		fsys.Remove(lock)
 		return err
 	}
-	if err == nil {
-		err = os.Rename(lock, path)
-	}
-	if err != nil {
-		os.Remove(lock)
-	}
-	return err
+	tx.Written(f)
+	return tx.Commit(f, path)
 }

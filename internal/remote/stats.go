@@ -25,6 +25,10 @@ type BatchStats struct {
 	// Promisor marks a kept pack published as a promisor pack (with its
 	// .promisor, a fifth file under the flush).
 	Promisor bool `json:"promisor,omitempty"`
+	// Shallow marks a batch after which $GIT_DIR/shallow was written: its
+	// writeout is counted with the objects'; the session's last flush
+	// makes its name durable, with the refs.
+	Shallow bool `json:"shallow,omitempty"`
 	// Error says why the batch failed; what was written before is durable.
 	Error string `json:"error,omitempty"`
 }
@@ -36,7 +40,8 @@ func (h *helper) account(stats target.Stats, err error) {
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor()}
+	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
+	h.shallowed = false
 	switch {
 	case err != nil && h.ctx.Err() != nil:
 		// Whatever failed (a read from a connection the signal closed)

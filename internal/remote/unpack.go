@@ -16,8 +16,9 @@ import (
 
 // received is what a fetch batch left in the repository.
 type received struct {
-	connected bool   // the objects were verified to be connected
-	lock      string // the .keep of a kept pack, for git to remove
+	connected bool         // the objects were verified to be connected
+	lock      string       // the .keep of a kept pack, for git to remove
+	stats     target.Stats // for the batch's line (account), once the fetch is done
 }
 
 // unpack writes the pack stream in into the repository through the
@@ -26,12 +27,20 @@ type received struct {
 // flush after the last rename). A pack of at least the unpack limit is kept
 // as one pack with its index instead of loose objects, and so is every pack
 // of a promisor remote, marked as a promisor pack. When it returns,
-// every object is durable. Connectivity is checked only when git asked.
+// every object is durable; its line of statistics is the caller's to
+// write (account), once what follows the pack is done, with rcv.stats.
+// Connectivity is checked only when git asked.
 // With fetch.fsckObjects (or transfer.fsckObjects) every object is checked
 // first, as git's index-pack --strict does: a refusal fails the fetch.
 // heal, when set, repairs the delta bases of the repository the pack needs
 // and cannot read (see healer).
 func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) error) (rcv received, err error) {
+	return h.unpackTo(in, wants, heal, false)
+}
+
+// unpackTo is unpack; with loose, every object is written as a loose
+// object, whatever the unpack limit and the remote (a heal's answer).
+func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID) error, loose bool) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
 		return rcv, err
@@ -57,11 +66,13 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
-	if h.set.promisor() {
+	if h.set.promisor() && strict != nil {
+		strict.Promised = true
+	}
+	if loose {
+		opts.Keep = nil
+	} else if h.set.promisor() {
 		opts.UnpackLimit, opts.Keep.Promisor = 0, true
-		if strict != nil {
-			strict.Promised = true
-		}
 		if in, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
 			return rcv, err
 		}
@@ -86,10 +97,11 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 		h.account(t.Stats(res), upstream.ErrJunk)
 		return rcv, upstream.ErrJunk
 	}
-	h.account(t.Stats(res), err)
 	if err != nil {
+		h.account(t.Stats(res), err)
 		return rcv, &packError{err: err}
 	}
+	rcv.stats = t.Stats(res)
 	t.Done()
 	rcv.lock = res.KeepPath
 	if cl == nil {

@@ -1,0 +1,252 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
+)
+
+// sweepFile, in the objects directory, records that its loose objects
+// were all checked during a boot of the machine, and which of them were
+// left broken.
+const sweepFile = "info/durable"
+
+// sweepRecord is what sweepFile says.
+type sweepRecord struct {
+	boot   string
+	broken []object.ID
+	types  map[object.ID]object.Type // what the broken files' headers still said
+}
+
+// sweep finds every broken loose object of the repository — empty, cut
+// short, not inflating or not hashing to its name, as a crash of a writer
+// that did not sync leaves it — not only those a fetch happens to read,
+// and heals it before the fetch: a broken copy of an object that a pack
+// holds is removed, the others are fetched again by id from up (where it
+// serves objects by id, see upstream.Upload.ByID) and written durably.
+//
+// Only a crash breaks an object that way, and a boot follows every crash,
+// so the check runs once per boot of the machine: the first session after
+// one reads every loose object (as git fsck does, on every core), later
+// ones only the record that says it was done (sweepFile) and the objects it
+// left broken, which they try again. Where the system does not say which
+// boot runs, every session checks. The record needs no sync: a crash
+// starts a new boot, whose first session checks again.
+func (h *helper) sweep(up *upstream.Upload) {
+	r, err := h.repository()
+	if err != nil || up.CheckFormat(r.Format) != nil {
+		return
+	}
+	path := filepath.Join(r.ObjectDir, sweepFile)
+	rec, _ := readSweep(path, r.Format)
+	for id, t := range rec.types {
+		h.brokenType[id] = t
+	}
+	boot := bootID()
+	ids := rec.broken
+	if boot == "" || rec.boot != boot {
+		if ids, err = h.scan(r); err != nil {
+			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", cli.Printable(cli.OneLine(err.Error())))
+			return
+		}
+	} else if len(ids) > 0 {
+		bad, err := h.unreadable(ids, true) // mended, or removed, since?
+		if err != nil {
+			return
+		}
+		ids = ids[:0:0]
+		for _, id := range rec.broken {
+			if bad[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	left := ids
+	if len(ids) > 0 && up.ByID() {
+		left = h.healEach(ids)
+	}
+	for _, id := range left {
+		fmt.Fprintf(h.errw, "warning: %s\n", h.lost(r.ObjectDir, id, up.ByID()))
+	}
+	if boot != "" && (boot != rec.boot || !sameIDs(left, rec.broken)) {
+		writeSweep(path, sweepRecord{boot: boot, broken: left, types: h.brokenType})
+	}
+}
+
+// scan checks every loose object of r and removes the broken copies of
+// objects a pack holds; it returns the others.
+func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
+	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	start := time.Now()
+	broken, n, err := t.Store.Scan(runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	h.swept = n
+	if h.set.verbosity >= 2 {
+		fmt.Fprintf(h.errw, "durable: checked %d loose objects in %.3f s, %d broken\n", n, time.Since(start).Seconds(), len(broken))
+	}
+	var ids []object.ID
+	for _, b := range broken {
+		h.brokenType[b.ID] = b.Type
+		if !b.Packed {
+			ids = append(ids, b.ID)
+			continue
+		}
+		if err := t.Store.Drop(b.ID); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h.errw, "warning: object %s of the repository was broken; removed its loose copy, a pack has it\n", b.ID)
+	}
+	return ids, nil
+}
+
+// maxHealRequests bounds the requests healEach makes.
+const maxHealRequests = 16
+
+// healEach fetches ids again on sessions of their own (the session git
+// listed on is kept for its fetch) and returns those it could not heal.
+// upload-pack refuses a whole request for one id it does not have ("not
+// our ref <id>"): that id is left out, and the request made again without
+// it, so that one object the upstream lost does not keep the others
+// broken.
+func (h *helper) healEach(ids []object.ID) (left []object.ID) {
+	want := append([]object.ID(nil), ids...)
+	for range maxHealRequests {
+		if len(want) == 0 {
+			break
+		}
+		up, err := h.remote.OpenUpload(nil)
+		if err != nil || up == nil {
+			break
+		}
+		still, err := h.heal(up, nil, want)
+		up.Close()
+		if err == nil {
+			return append(left, still...)
+		}
+		refused := map[object.ID]bool{}
+		for _, s := range hexIDs.FindAllString(describe(err, h.url), -1) {
+			if id, perr := object.ParseID(s); perr == nil {
+				refused[id] = true
+			}
+		}
+		var next []object.ID
+		for _, id := range want {
+			if refused[id] {
+				left = append(left, id)
+			} else {
+				next = append(next, id)
+			}
+		}
+		if len(next) == len(want) {
+			// Refused for another reason.
+			fmt.Fprintf(h.errw, "warning: cannot fetch the broken objects again: %s\n", describe(err, h.url))
+			break
+		}
+		want = next
+	}
+	return append(left, want...)
+}
+
+// lost says what to do about a broken object the upstream did not send.
+func (h *helper) lost(objects string, id object.ID, byID bool) string {
+	what := "object " + id.String()
+	if t, ok := h.brokenType[id]; ok && t != object.Bad {
+		what += " (" + t.String() + ")"
+	}
+	d, rest := id.Shard()
+	file := filepath.Join(objects, d, rest)
+	if !byID {
+		return fmt.Sprintf("%s of the repository is broken, and '%s' does not serve objects by id (protocol v2, or uploadpack.allowAnySHA1InWant): if nothing needs it (git fsck), remove %s; else fetch it from a repository that has it", what, h.url, file)
+	}
+	return fmt.Sprintf("%s of the repository is broken, and '%s' does not have it: if nothing needs it (git fsck), remove %s; else fetch it from a repository that has it", what, h.url, file)
+}
+
+// readSweep reads the record at path.
+func readSweep(path string, f object.Format) (sweepRecord, error) {
+	rec := sweepRecord{types: map[object.ID]object.Type{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return rec, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), " ")
+		switch key {
+		case "boot":
+			rec.boot = val
+		case "broken":
+			hex, typ, _ := strings.Cut(val, " ")
+			if id, err := object.ParseID(hex); err == nil && id.Size() == f.Size() {
+				rec.broken = append(rec.broken, id)
+				if t, ok := object.ParseType([]byte(typ)); ok {
+					rec.types[id] = t
+				}
+			}
+		}
+	}
+	return rec, nil
+}
+
+// writeSweep replaces the record at path, through a temporary file: never
+// torn, and without a sync (see sweep). A failure only means the next
+// session checks again.
+func writeSweep(path string, rec sweepRecord) {
+	var b strings.Builder
+	b.WriteString("# git-remote-durable checked every loose object during this boot of the machine\n")
+	fmt.Fprintf(&b, "boot %s\n", rec.boot)
+	for _, id := range rec.broken {
+		if t, ok := rec.types[id]; ok && t != object.Bad {
+			fmt.Fprintf(&b, "broken %s %s\n", id, t)
+		} else {
+			fmt.Fprintf(&b, "broken %s\n", id)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "tmp_durable_")
+	if err != nil {
+		return
+	}
+	_, err = tmp.WriteString(b.String())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// sameIDs reports whether a and b hold the same ids in the same order.
+func sameIDs(a, b []object.ID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
