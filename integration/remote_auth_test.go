@@ -184,10 +184,12 @@ func TestRemoteSSHCommand(t *testing.T) {
 	c, stats := durable(t, append(env, "GIT_TRACE2_EVENT="+trace2), "", "clone", "durable::ssh://git@fakehost:2222"+dir, filepath.Join(t.TempDir(), "ours"))
 	mustRun(t, c, "clone over core.sshCommand")
 	checkBatches(t, stats)
-	// The helper's fsync counters, in git's trace2 words, next to git's events.
+	// The helper's fsync counters, in git's trace2 words, next to git's
+	// events: one hardware flush for the objects, one for the refs, HEAD
+	// and config git wrote around them (settle).
 	events := fsyncEvents(t, trace2)
-	if !contains(events, `data fsync/hardware-flush="1"`) && !contains(events, "counter hardware-flush=1") {
-		t.Errorf("no hardware-flush counter of 1 in the trace2 events %q", events)
+	if !contains(events, `data fsync/hardware-flush="2"`) && !contains(events, "counter hardware-flush=2") {
+		t.Errorf("no hardware-flush counter of 2 in the trace2 events %q", events)
 	}
 	b, err := os.ReadFile(filepath.Join(base, "ssh.log"))
 	if err != nil {

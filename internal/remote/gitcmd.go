@@ -42,14 +42,23 @@ func (h *helper) repository() (*repo.Repo, error) {
 	if h.local != nil {
 		return h.local, nil
 	}
+	r, err := h.lookRepository()
+	if err == nil {
+		h.local = r
+	}
+	return r, err
+}
+
+// lookRepository is repository for a look before git's first fetch or
+// push, which is not kept: git clone makes the repository again with the
+// upstream's object format once the list is read.
+func (h *helper) lookRepository() (*repo.Repo, error) {
+	if h.local != nil {
+		return h.local, nil
+	}
 	cfg, err := h.config()
 	if err != nil {
 		return nil, err
 	}
-	r, err := repo.DiscoverWith(h.ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	h.local = r
-	return r, nil
+	return repo.DiscoverWith(h.ctx, cfg)
 }

@@ -89,7 +89,7 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 // unreadable returns which of ids the repository cannot read back right:
 // broken, or with missing, also absent.
 func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]bool, error) {
-	r, err := h.repository()
+	r, err := h.lookRepository()
 	if err != nil {
 		return nil, err
 	}

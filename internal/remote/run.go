@@ -56,6 +56,7 @@ type helper struct {
 	began     time.Time            // when git's first list, fetch or push came
 	before    map[string]fileState // repoFiles then
 	shallowed bool                 // the session wrote $GIT_DIR/shallow
+	ended     bool                 // git ended the session with a blank line, not by going away
 	// refDirs are the modification times of the directories under refs
 	// then.
 	refDirs map[string]time.Time
@@ -192,6 +193,7 @@ func (h *helper) loop() (err error) {
 		}
 		switch {
 		case line == "":
+			h.ended = true // git ended the session, its work done
 			return nil
 		case line == "capabilities":
 			err = h.write("fetch\npush\noption\ncheck-connectivity\nobject-format\n\n")

@@ -45,7 +45,7 @@ func (h *helper) snapshot() {
 		return
 	}
 	h.began = time.Now()
-	r, err := h.repository()
+	r, err := h.lookRepository()
 	if err != nil {
 		return
 	}
@@ -98,10 +98,12 @@ func stateOf(name string) (fileState, bool) {
 // batch.Transaction.Adopt), with the loose objects' method. git never
 // syncs them by default, and a crash after it returned could leave an
 // empty HEAD, a config of no bytes or a torn packed-refs: a repository
-// git does not open. Nothing is done where nothing changed.
+// git does not open. Nothing is done where nothing changed, nor where git
+// went away without ending the session (it failed: a clone removes the
+// repository then).
 func (h *helper) settle() {
-	if h.began.IsZero() {
-		return // git asked for nothing
+	if h.began.IsZero() || !h.ended {
+		return // git asked for nothing, or failed and went away
 	}
 	r, err := h.repository()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
@@ -45,7 +46,10 @@ type sweepRecord struct {
 // boot runs, every session checks. The record needs no sync: a crash
 // starts a new boot, whose first session checks again.
 func (h *helper) sweep(up *upstream.Upload) {
-	r, err := h.repository()
+	if h.set.cloning {
+		return // a repository git has just made, with no object yet
+	}
+	r, err := h.lookRepository()
 	if err != nil || up.CheckFormat(r.Format) != nil {
 		return
 	}
@@ -54,9 +58,9 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for id, t := range rec.types {
 		h.brokenType[id] = t
 	}
-	boot := bootID()
+	now := boot.ID()
 	ids := rec.broken
-	if boot == "" || rec.boot != boot {
+	if now == "" || rec.boot != now {
 		if ids, err = h.scan(r); err != nil {
 			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", cli.Printable(cli.OneLine(err.Error())))
 			return
@@ -80,8 +84,8 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for _, id := range left {
 		fmt.Fprintf(h.errw, "warning: %s\n", h.lost(r.ObjectDir, id, up.ByID()))
 	}
-	if boot != "" && (boot != rec.boot || !sameIDs(left, rec.broken)) {
-		writeSweep(path, sweepRecord{boot: boot, broken: left, types: h.brokenType})
+	if now != "" && (now != rec.boot || !sameIDs(left, rec.broken)) {
+		writeSweep(path, sweepRecord{boot: now, broken: left, types: h.brokenType})
 	}
 }
 
