@@ -4,17 +4,25 @@
 // codecs) and writes every received object durably (a writeout per
 // object, one flush after the last rename) before it tells git the fetch
 // is done; it pushes with git pack-objects and the upstream's
-// receive-pack.
+// receive-pack. Run by an operator as git-remote-durable --update-mirrors
+// <dir>…, it updates a tree of mirrors (internal/mirror).
 package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mirror"
 	"github.com/git-durable/git-durable/internal/remote"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == mirror.Flag {
+		cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+			return mirror.Run(ctx, args[1:], env)
+		})
+	}
 	cli.HelperMain(func(ctx context.Context, args []string, env cli.Env) error {
 		return remote.Run(ctx, args, env, remote.Options{})
 	})

@@ -1,0 +1,161 @@
+//go:build !windows
+
+package integration
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// runner runs git-remote-durable --update-mirrors with args.
+func runner(t *testing.T, env []string, args ...string) *gittest.Cmd {
+	t.Helper()
+	return gittest.Exec(t, env, "", nil, filepath.Join(binDir, "git-remote-durable"), append([]string{"--update-mirrors"}, args...)...)
+}
+
+// runnerLine returns the runner's log line of the repository dir.
+func runnerLine(t *testing.T, c *gittest.Cmd, dir string) string {
+	t.Helper()
+	for _, l := range strings.Split(string(c.Stdout), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 && f[1] == dir {
+			return l
+		}
+	}
+	t.Fatalf("no line for %s:\n%s", dir, c.Stdout)
+	return ""
+}
+
+// TestMirrorRunnerRepairs: what a crash during an update leaves in a
+// mirror that git fails on — a lock file from before the boot, a torn
+// packed-refs, an empty loose ref, a ref whose object is gone — makes
+// plain git's update fail on each; the runner puts
+// each right and updates it: one "ok" line per mirror naming the repair,
+// exit 0, the refs of the upstream, git fsck clean. A healthy mirror
+// nested deeper in the tree is found and updated too.
+func TestMirrorRunnerRepairs(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	clone := func(name string) string {
+		dir := filepath.Join(tree, name)
+		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, dir)
+		return dir
+	}
+	torn, empty, missing, healthy := clone("torn.git"), clone("empty.git"), clone("missing.git"), clone("deep/er/healthy.git")
+	advance(t, env, up, 2, "v9")
+	b, err := os.ReadFile(filepath.Join(torn, "packed-refs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, torn, "packed-refs", string(b[:len(b)-20]))
+	gittest.WriteFile(t, torn, "HEAD.lock", "")
+	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(torn, "HEAD.lock"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, empty, "refs/heads/main", "")
+	gittest.WriteFile(t, missing, "refs/heads/main", strings.Repeat("5", 40)+"\n")
+	for _, dir := range []string{torn, empty, missing} {
+		if c := gittest.Exec(t, env, dir, nil, "git", "remote", "update", "--prune"); c.Code == 0 {
+			t.Fatalf("plain git's update of %s succeeded", filepath.Base(dir))
+		}
+	}
+	c := runner(t, env, "-j", "3", tree)
+	mustRun(t, c, "the runner")
+	for dir, repair := range map[string]string{
+		torn:    "removed 1 stale lock file; dropped 1 torn line of packed-refs",
+		empty:   "removed the broken ref refs/heads/main",
+		missing: "removed refs/heads/main, whose object is missing",
+		healthy: "",
+	} {
+		line := runnerLine(t, c, dir)
+		want := " ok "
+		if repair != "" {
+			want = "(repaired: " + repair + ")"
+		}
+		if !strings.Contains(line, want) || repair == "" && strings.Contains(line, "repaired") {
+			t.Errorf("%s: %q, want %q", filepath.Base(dir), line, want)
+		}
+		gittest.Fsck(t, env, dir)
+		if a, b := refs(t, env, dir), refs(t, env, up); a != b {
+			t.Errorf("%s: refs\n%s\nupstream\n%s", filepath.Base(dir), a, b)
+		}
+	}
+}
+
+// TestMirrorRunnerFailures: a mirror whose upstream is gone fails with its
+// own line and git's reason, the others are updated, the exit is 1; one
+// that another runner holds is skipped; an update over its time limit is
+// stopped and said so, and leaves no git process behind.
+func TestMirrorRunnerFailures(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	good, gone, held := filepath.Join(tree, "good.git"), filepath.Join(tree, "gone.git"), filepath.Join(tree, "held.git")
+	for _, dir := range []string{good, gone, held} {
+		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, dir)
+	}
+	gittest.Git(t, env, gone, "config", "remote.origin.url", "durable::file://"+filepath.Join(base, "nothing.git"))
+	f, err := os.OpenFile(filepath.Join(held, "durable-update.flock"), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	c := runner(t, env, tree)
+	if c.Code != 1 || !strings.Contains(string(c.Stderr), "error: 1 of 3 repositories failed to update") {
+		t.Errorf("exit %d, want 1 with the count of failures:\n%s", c.Code, c.Stderr)
+	}
+	if l := runnerLine(t, c, gone); !strings.Contains(l, " failed ") || !strings.Contains(l, "nothing.git") {
+		t.Errorf("gone: %q", l)
+	}
+	if l := runnerLine(t, c, good); !strings.Contains(l, " ok ") {
+		t.Errorf("good: %q", l)
+	}
+	if l := runnerLine(t, c, held); !strings.HasSuffix(l, " skipped: another update of it runs") {
+		t.Errorf("held: %q", l)
+	}
+
+	// An upstream that accepts and never answers.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	stalled := filepath.Join(base, "stalled", "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, stalled)
+	gittest.Git(t, env, stalled, "config", "remote.origin.url", "durable::git://"+ln.Addr().String()+"/m.git")
+	start := time.Now()
+	c = runner(t, env, "--timeout", "2s", filepath.Dir(stalled))
+	if l := runnerLine(t, c, stalled); c.Code != 1 || !strings.Contains(l, "timed out after 2s") || time.Since(start) > 10*time.Second {
+		t.Errorf("exit %d after %v: %q", c.Code, time.Since(start), l)
+	}
+	time.Sleep(500 * time.Millisecond)
+	// The helper's arguments name the upstream: git fetch under git remote
+	// update, and the helper under it, are stopped with it.
+	if out, _ := exec.Command("pgrep", "-af", ln.Addr().String()).Output(); len(out) > 0 {
+		t.Errorf("processes left running: %s", out)
+	}
+}

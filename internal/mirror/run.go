@@ -1,0 +1,190 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/boot"
+	"github.com/git-durable/git-durable/internal/cli"
+)
+
+// Flag is the argument that selects the runner in git-remote-durable.
+const Flag = "--update-mirrors"
+
+// lockName, in each git directory, is the file whose lock an update
+// holds: a second runner skips a repository one is updating.
+const lockName = "durable-update.flock"
+
+// usage is what -h prints after "usage: ".
+const usage = `git-remote-durable --update-mirrors [-j <n>] [--timeout <duration>] <dir>...
+
+Updates every repository at and under each <dir> with git remote update
+--prune, first putting right what a crash left that git fails on (stale
+lock files, broken refs, a torn packed-refs). One line per repository on
+stdout; exit 1 if any failed.
+
+  -j <n>                 repositories updated at once (default 2)
+  --timeout <duration>   time limit of one update (default 1h)`
+
+// options are the runner's settings.
+type options struct {
+	jobs    int
+	timeout time.Duration
+	roots   []string
+}
+
+// parse reads the runner's arguments; a mistake is said on stderr before
+// the usage.
+func parse(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("git-remote-durable "+Flag, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o options
+	fs.IntVar(&o.jobs, "j", 2, "")
+	fs.DurationVar(&o.timeout, "timeout", time.Hour, "")
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+		}
+		return o, &cli.UsageError{Usage: usage}
+	}
+	o.roots = fs.Args()
+	switch {
+	case len(o.roots) == 0:
+		fmt.Fprintln(stderr, "error: name the directories of the mirrors")
+	case o.jobs < 1:
+		fmt.Fprintln(stderr, "error: -j must be at least 1")
+	case o.timeout <= 0:
+		fmt.Fprintln(stderr, "error: --timeout must be positive")
+	default:
+		return o, nil
+	}
+	return o, &cli.UsageError{Usage: usage}
+}
+
+// Run is git-remote-durable --update-mirrors with the arguments that follow
+// it.
+func Run(ctx context.Context, args []string, env cli.Env) error {
+	o, err := parse(args, env.Stderr)
+	if err != nil {
+		return err
+	}
+	repos, err := find(o.roots)
+	if err != nil {
+		return err
+	}
+	if len(repos) == 0 {
+		return fmt.Errorf("no git repository at or under %s", strings.Join(o.roots, ", "))
+	}
+	booted := boot.Time()
+	results := make([]result, len(repos))
+	var out sync.Mutex
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.jobs, len(repos)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = update(ctx, repos[i], o.timeout, booted)
+				out.Lock()
+				fmt.Fprintln(env.Stdout, results[i].line(repos[i]))
+				out.Unlock()
+			}
+		})
+	}
+	for i := range repos {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	failed := 0
+	for _, r := range results {
+		if r.err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(env.Stderr, "error: %d of %d repositories failed to update\n", failed, len(repos))
+		return &cli.ExitError{Code: 1}
+	}
+	return nil
+}
+
+// result is how the update of one repository went.
+type result struct {
+	start    time.Time
+	took     time.Duration
+	skipped  bool
+	repaired []string
+	err      error
+}
+
+// line is the log line of r for the repository dir.
+func (r result) line(dir string) string {
+	head := r.start.UTC().Format(time.RFC3339) + " " + dir
+	switch {
+	case r.skipped:
+		return head + " skipped: another update of it runs"
+	case r.err != nil:
+		return fmt.Sprintf("%s failed %.1fs: %s", head, r.took.Seconds(), cli.Printable(cli.OneLine(r.err.Error())))
+	case len(r.repaired) > 0:
+		return fmt.Sprintf("%s ok %.1fs (repaired: %s)", head, r.took.Seconds(), strings.Join(r.repaired, "; "))
+	}
+	return fmt.Sprintf("%s ok %.1fs", head, r.took.Seconds())
+}
+
+// update repairs and updates the repository dir, under its lock.
+func update(ctx context.Context, dir string, timeout time.Duration, booted time.Time) (r result) {
+	r.start = time.Now()
+	defer func() { r.took = time.Since(r.start) }()
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer f.Close()
+	held, err := tryLock(f)
+	if held || err != nil {
+		r.skipped, r.err = held, err
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if r.repaired, r.err = repair(ctx, dir, booted); r.err != nil {
+		return r
+	}
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "remote", "update", "--prune")
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return stop(cmd.Process) }
+	cmd.WaitDelay = 10 * time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err = cmd.Start(); err == nil {
+		err = cmd.Wait()
+		if ctx.Err() != nil {
+			kill(cmd.Process) // what did not stop when asked
+		}
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.err = fmt.Errorf("timed out after %s", timeout)
+	case err != nil:
+		r.err = errors.New(lastLine(errb.String(), err))
+	}
+	return r
+}
