@@ -140,39 +140,65 @@ func TestUnsyncedWarned(t *testing.T) {
 	}
 }
 
-// TestRemoteUnsyncedWarned clones through the helper with
-// core.fsyncMethod=batch alone: the warning comes once in the session, the
-// stats file says "method":"none" and why; a pack kept (fetch.unpackLimit)
-// is synced all the same, as git syncs the packs it writes by default.
-func TestRemoteUnsyncedWarned(t *testing.T) {
+// TestRemoteDurableUnlessTurnedOff: through durable::, objects are synced
+// unless the configuration turns them off by name. core.fsyncMethod=batch
+// alone (which git reads as "loose objects unsynced"), a misspelled method
+// or component — each is read as batch, said once in the session on one
+// line that names what was ignored, and in the stats ("settings"), the
+// objects written out with one flush; git's own warnings about the typo
+// are git's. core.fsync=none and -loose-object turn the sync off, silently.
+func TestRemoteDurableUnlessTurnedOff(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
 	up := newUpstream(t, env, base, "up.git")
-	cause := "core.fsyncMethod=batch is set but core.fsync is not, and git's default core.fsync leaves out loose-object"
-	for _, keep := range []bool{false, true} {
-		args := []string{"-c", "core.fsyncMethod=batch"}
-		if keep {
-			args = append(args, "-c", "fetch.unpackLimit=1")
-		}
-		dir := filepath.Join(t.TempDir(), "clone")
-		c, stats := durable(t, env, base, append(args, "clone", "-q", "durable::"+up, dir)...)
-		mustRun(t, c, "clone")
-		warnings, hints := warningLines(c.Stderr)
-		if len(stats) == 0 {
-			t.Fatal("no fetch batch")
-		}
-		if len(warnings) != 1 || warnings[0] != "warning: loose objects are written without any sync: "+cause ||
-			hints[0] != "hint: to sync them: run git with -c core.fsync=loose-object" {
-			t.Errorf("keep=%v: want the warning and its hint once, got\n%s", keep, c.Stderr)
-		}
-		for _, s := range stats {
-			switch {
-			case keep && (s.Pack == "" || s.Method != "batch" || s.HardwareFlush != 1):
-				t.Errorf("kept pack %q synced by %s (%d flushes), want batch and 1 flush", s.Pack, s.Method, s.HardwareFlush)
-			case !keep && (s.Method != "none" || s.Reason != cause):
-				t.Errorf("batch %d: method %q, reason %q; want none and %q", s.Batch, s.Method, s.Reason, cause)
+	for _, tc := range []struct {
+		config []string
+		method string
+		notice string
+	}{
+		{[]string{"core.fsyncMethod=batch"}, "batch", "git's own reading of these settings leaves loose objects unsynced"},
+		{[]string{"core.fsyncMethod=bathc"}, "batch", "ignored the unknown core.fsyncMethod value 'bathc'"},
+		{[]string{"core.fsync=comitted"}, "batch", "ignored the unknown core.fsync component 'comitted'"},
+		{[]string{"core.fsync=comitted,loose-object", "core.fsyncMethod=fsync"}, "fsync", "ignored the unknown core.fsync component 'comitted'"},
+		{[]string{"core.fsync=committed"}, "batch", ""},
+		{[]string{"core.fsync=none"}, "none", ""},
+		{[]string{"core.fsync=-loose-object", "core.fsyncMethod=batch"}, "none", ""},
+	} {
+		t.Run(strings.Join(tc.config, ","), func(t *testing.T) {
+			var args []string
+			for _, kv := range tc.config {
+				args = append(args, "-c", kv)
 			}
-		}
-		gittest.Fsck(t, env, dir)
+			dir := filepath.Join(t.TempDir(), "clone")
+			c, stats := durable(t, env, base, append(args, "clone", "-q", "--mirror", "durable::"+up, dir)...)
+			mustRun(t, c, "clone")
+			var notices []string
+			for _, l := range strings.Split(string(c.Stderr), "\n") {
+				if strings.HasPrefix(l, "warning: durable: ") {
+					notices = append(notices, l)
+				}
+			}
+			if w, _ := warningLines(c.Stderr); len(w) > 0 {
+				t.Errorf("the unsynced warning of git's reading: %q", w)
+			}
+			switch {
+			case tc.notice == "" && len(notices) > 0:
+				t.Errorf("a notice where the settings say what they mean: %q", notices)
+			case tc.notice != "" && (len(notices) != 1 || !strings.Contains(notices[0], "objects are synced with "+tc.method) || !strings.Contains(notices[0], tc.notice)):
+				t.Errorf("want one line saying %q; got %q\n%s", tc.notice, notices, c.Stderr)
+			}
+			if len(stats) == 0 {
+				t.Fatal("no fetch batch")
+			}
+			for _, s := range stats {
+				if s.Method != tc.method || tc.notice != "" && !strings.Contains(s.Settings, tc.notice) || tc.notice == "" && s.Settings != "" {
+					t.Errorf("stats: method %q, settings %q; want %s and %q", s.Method, s.Settings, tc.method, tc.notice)
+				}
+				if tc.method == "batch" && (s.HardwareFlush != 1 || s.WriteoutOnly != int64(s.Written)) {
+					t.Errorf("batch %d: %d writeouts for %d objects, %d flushes", s.Batch, s.WriteoutOnly, s.Written, s.HardwareFlush)
+				}
+			}
+			gittest.Fsck(t, env, dir)
+		})
 	}
 }

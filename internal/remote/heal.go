@@ -93,7 +93,7 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return nil, err
 	}

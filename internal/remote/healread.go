@@ -59,7 +59,7 @@ func (h *helper) broken(msg string) ([]object.ID, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return nil, err
 	}

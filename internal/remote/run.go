@@ -52,7 +52,6 @@ type helper struct {
 	totals    batch.Stats          // over every fetch batch
 	batchN    int                  // fetch batches received
 	sought    []string             // the batch's "<id> <name>" lines, for a .promisor
-	warned    bool                 // the settings' warnings were printed
 	began     time.Time            // when git's first list, fetch or push came
 	before    map[string]fileState // repoFiles then
 	shallowed bool                 // the session wrote $GIT_DIR/shallow

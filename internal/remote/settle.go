@@ -49,6 +49,12 @@ func (h *helper) snapshot() {
 	if err != nil {
 		return
 	}
+	// How the settings are read, where git reads them otherwise: once a
+	// session, on one line (git prints its own words about a value it does
+	// not know, as every git command of the fetch reads them).
+	if set, err := r.Config.DurableSettings(h.env.Getenv); err == nil && set.Notice != "" {
+		fmt.Fprintf(h.errw, "warning: durable: %s\n", set.Notice)
+	}
 	h.before = map[string]fileState{}
 	for _, f := range repoFiles(r.GitDir, r.CommonDir) {
 		if st, ok := stateOf(f); ok {
@@ -109,7 +115,7 @@ func (h *helper) settle() {
 	if err != nil {
 		return // not in a repository (git ls-remote), or git said why already
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return
 	}

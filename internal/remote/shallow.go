@@ -196,7 +196,7 @@ func (h *helper) writeShallow(gitDir string, ids []string) (batch.Stats, error) 
 	if err != nil {
 		return batch.Stats{}, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return batch.Stats{}, err
 	}

@@ -92,7 +92,7 @@ func (h *helper) sweep(up *upstream.Upload) {
 // scan checks every loose object of r and removes the broken copies of
 // objects a pack holds; it returns the others.
 func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
-	t, err := target.Open(r, h.env.Getenv, io.Discard)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return nil, err
 	}

@@ -53,16 +53,10 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	if err != nil {
 		return rcv, err
 	}
-	// The warnings about the settings, git's and ours: once a session.
-	warn := io.Writer(h.errw)
-	if h.warned {
-		warn = io.Discard
-	}
-	t, err := target.Open(r, h.env.Getenv, warn)
+	t, err := target.Open(r, h.env.Getenv, io.Discard, true) // the settings were told of once (snapshot)
 	if err != nil {
 		return rcv, err
 	}
-	h.warned = true
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal

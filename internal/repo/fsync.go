@@ -50,6 +50,13 @@ var componentNames = []struct {
 // value itself took loose objects away — "none", or a "-x" token that names
 // them — as opposed to leaving them out by not naming them.
 func parseComponents(s string, warn func(string)) (components int, dropped bool) {
+	components, dropped, _, _ = parseComponentList(s, warn)
+	return components, dropped
+}
+
+// parseComponentList is parseComponents that also returns the tokens it
+// ignored (unknown components) and those it used, in their order.
+func parseComponentList(s string, warn func(string)) (components int, dropped bool, unknown, known []string) {
 	current := platformComponents()
 	positive, negative := 0, 0
 	for {
@@ -82,6 +89,11 @@ func parseComponents(s string, warn func(string)) (components int, dropped bool)
 			}
 			if !found {
 				warn(fmt.Sprintf("ignoring unknown core.fsync component '%s'", tok))
+				unknown = append(unknown, tok)
+			} else if negated {
+				known = append(known, "-"+tok)
+			} else {
+				known = append(known, tok)
 			}
 		}
 		if !more {
@@ -89,7 +101,7 @@ func parseComponents(s string, warn func(string)) (components int, dropped bool)
 		}
 		s = rest
 	}
-	return current&^negative | positive, dropped || negative&compLooseObject != 0
+	return current&^negative | positive, dropped || negative&compLooseObject != 0, unknown, known
 }
 
 func platformComponents() int {
@@ -120,6 +132,9 @@ type syncPlan struct {
 	// fixScope and fixValue: the core.fsync value that syncs them, and the
 	// scope (git config --show-scope's word) to write it in.
 	fixScope, fixValue string
+	// notice, with the durable reading, says how it read settings that
+	// git reads otherwise, or values it ignored; "" when there are none.
+	notice string
 }
 
 // fsyncPlan resolves how loose objects and kept packs are synced. With
@@ -135,7 +150,14 @@ type syncPlan struct {
 // core.fsync list that does not name it. unsynced then says so, and which
 // setting did it; it is "" when loose objects are synced or when the user
 // took them away on purpose (core.fsync=none, a -loose-object token).
-func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
+//
+// With durable (the helper's reading: git-remote-durable was asked for by
+// name), loose objects are synced unless the settings turn them off by
+// name — core.fsync=none, a "-" token that takes loose-object away,
+// core.fsyncObjectFiles=false without a core.fsync that names them — with
+// core.fsyncMethod where it names a method, else batch. A value git does
+// not know is ignored, never read as none, and notice says so.
+func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 	fsync, hasFsync := c.Get("core.fsync")
 	methodEntry, hasMethod := c.Get("core.fsyncMethod")
 	objectEntry, hasObjectFiles := c.Get("core.fsyncObjectFiles")
@@ -143,16 +165,22 @@ func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
 		return syncPlan{loose: batch.Batch, pack: batch.Batch}, nil
 	}
 	components, dropped := compDefault, false
+	var ignored, known []string
 	if hasFsync {
-		components, dropped = parseComponents(fsync.Value, warn)
+		var unknown []string
+		components, dropped, unknown, known = parseComponentList(fsync.Value, warn)
+		for _, u := range unknown {
+			ignored = append(ignored, fmt.Sprintf("the unknown core.fsync component '%s'", u))
+		}
 	}
-	method := platformMethod()
+	method, methodSet := platformMethod(), false
 	if hasMethod {
 		switch methodEntry.Value {
 		case "fsync", "writeout-only", "batch":
-			method = methodEntry.Value
+			method, methodSet = methodEntry.Value, true
 		default:
 			warn(fmt.Sprintf("ignoring unknown core.fsyncMethod value '%s'", methodEntry.Value))
+			ignored = append(ignored, fmt.Sprintf("the unknown core.fsyncMethod value '%s'", methodEntry.Value))
 		}
 	}
 	objectFiles := false
@@ -162,6 +190,9 @@ func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
 		if objectFiles, err = c.Bool("core.fsyncObjectFiles", false); err != nil {
 			return syncPlan{}, err
 		}
+	}
+	if durable {
+		return durablePlan(components, dropped, objectFiles, hasObjectFiles, method, methodSet, ignored), nil
 	}
 	// close_loose_object: the batch path needs the component and the
 	// method; otherwise fsyncObjectFiles or the component sync each object
@@ -190,8 +221,9 @@ func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
 	if hasFsync {
 		p.unsynced = fmt.Sprintf("core.fsync=%s does not name loose-object", fsync.Value)
 		p.fixScope = fsync.Scope
-		if v := strings.Trim(fsync.Value, ", \t"); v != "" {
-			p.fixValue = v + ",loose-object"
+		// The components git knew, never a typo of the user's.
+		if len(known) > 0 {
+			p.fixValue = strings.Join(known, ",") + ",loose-object"
 		}
 		return p, nil
 	}
@@ -211,4 +243,36 @@ func (c Config) fsyncPlan(warn func(string)) (syncPlan, error) {
 	p.unsynced = fmt.Sprintf("%s %s set but core.fsync is not, and git's default core.fsync leaves out loose-object",
 		strings.Join(set, " and "), map[bool]string{true: "are", false: "is"}[len(set) > 1])
 	return p, nil
+}
+
+// durablePlan is fsyncPlan's durable reading of the parsed settings.
+func durablePlan(components int, dropped, objectFiles, hasObjectFiles bool, method string, methodSet bool, ignored []string) syncPlan {
+	off := dropped || hasObjectFiles && !objectFiles && components&compLooseObject == 0
+	var p syncPlan
+	if off {
+		// Turned off by name: kept packs as git syncs them.
+		if components&compPack != 0 {
+			p.pack, _ = batch.ParseMethod(method)
+		}
+		return p
+	}
+	if !methodSet {
+		method = "batch"
+	}
+	p.loose, _ = batch.ParseMethod(method)
+	p.pack = p.loose
+	var why []string
+	if components&compLooseObject == 0 && !objectFiles {
+		why = append(why, "git's own reading of these settings leaves loose objects unsynced")
+	}
+	if !methodSet {
+		why = append(why, "core.fsyncMethod names no method")
+	}
+	for _, i := range ignored {
+		why = append(why, "ignored "+i)
+	}
+	if len(ignored) > 0 || components&compLooseObject == 0 && !objectFiles {
+		p.notice = fmt.Sprintf("objects are synced with %s (%s)", method, strings.Join(why, "; "))
+	}
+	return p
 }

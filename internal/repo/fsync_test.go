@@ -74,7 +74,7 @@ func TestFsyncMethodMatchesGit(t *testing.T) {
 			k, v, _ := strings.Cut(kv, "=")
 			c = append(c, Entry{Key: Canonical(k), Value: v})
 		}
-		got, err := c.fsyncPlan(func(string) {})
+		got, err := c.fsyncPlan(func(string) {}, false)
 		if err != nil || got.loose != want {
 			t.Errorf("%v: resolved %v (%v), git behaved as %v", kvs, got.loose, err, want)
 		}
@@ -126,7 +126,7 @@ func atoi(s string) int {
 }
 
 func TestDefaultIsBatch(t *testing.T) {
-	p, err := Config{{Key: "core.compression", Value: "3"}}.fsyncPlan(func(string) {})
+	p, err := Config{{Key: "core.compression", Value: "3"}}.fsyncPlan(func(string) {}, false)
 	if err != nil || p.loose != batch.Batch || p.pack != batch.Batch || p.unsynced != "" {
 		t.Errorf("got %+v %v", p, err)
 	}
@@ -135,7 +135,7 @@ func TestDefaultIsBatch(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	var warns []string
 	c := Config{{Key: "core.fsync", Value: "bogus"}, {Key: "core.fsyncmethod", Value: "nope"}, {Key: "core.fsyncobjectfiles", Value: "true"}}
-	c.fsyncPlan(func(w string) { warns = append(warns, w) })
+	c.fsyncPlan(func(w string) { warns = append(warns, w) }, false)
 	want := []string{"ignoring unknown core.fsync component 'bogus'", "ignoring unknown core.fsyncMethod value 'nope'",
 		"core.fsyncObjectFiles is deprecated; use core.fsync instead"}
 	if strings.Join(warns, "|") != strings.Join(want, "|") {
@@ -177,7 +177,7 @@ func TestUnsynced(t *testing.T) {
 			k, v, _ := strings.Cut(kv, "=")
 			c = append(c, Entry{Key: Canonical(k), Value: v, Scope: "global"})
 		}
-		p, err := c.fsyncPlan(func(string) {})
+		p, err := c.fsyncPlan(func(string) {}, false)
 		if err != nil {
 			t.Fatalf("%v: %v", tt.kvs, err)
 		}
@@ -189,6 +189,61 @@ func TestUnsynced(t *testing.T) {
 		}
 		if p.unsynced != "" && p.fixScope != "global" {
 			t.Errorf("%v: fix in scope %q, want the scope of the setting (global)", tt.kvs, p.fixScope)
+		}
+	}
+}
+
+// TestDurableReading: the helper's reading syncs loose objects unless the
+// settings turn them off by name, with core.fsyncMethod where it names a
+// method, else batch; a value git does not know is ignored, never read as
+// none, and the notice says what was read otherwise than by git.
+func TestDurableReading(t *testing.T) {
+	for _, tt := range []struct {
+		kvs    []string
+		loose  batch.Method
+		notice string // a part of it; "" for none
+	}{
+		{nil, batch.Batch, ""},
+		{[]string{"core.fsyncMethod=bathc"}, batch.Batch, "ignored the unknown core.fsyncMethod value 'bathc'"},
+		{[]string{"core.fsync=comitted"}, batch.Batch, "ignored the unknown core.fsync component 'comitted'"},
+		{[]string{"core.fsync=comitted", "core.fsyncMethod=fsync"}, batch.Fsync, "objects are synced with fsync"},
+		{[]string{"core.fsyncMethod=batch"}, batch.Batch, "git's own reading of these settings leaves loose objects unsynced"},
+		{[]string{"core.fsync=reference"}, batch.Batch, "git's own reading"},
+		{[]string{"core.fsync=committed"}, batch.Batch, ""},
+		{[]string{"core.fsync=committed", "core.fsyncMethod=batch"}, batch.Batch, ""},
+		{[]string{"core.fsync=loose-object", "core.fsyncMethod=fsync"}, batch.Fsync, ""},
+		{[]string{"core.fsync=loose-object", "core.fsyncMethod=writeout-only"}, batch.WriteoutOnly, ""},
+		{[]string{"core.fsyncObjectFiles=true"}, batch.Batch, ""},
+		{[]string{"core.fsync=none"}, batch.None, ""},
+		{[]string{"core.fsync=-loose-object", "core.fsyncMethod=batch"}, batch.None, ""},
+		{[]string{"core.fsync=all,-objects"}, batch.None, ""},
+		{[]string{"core.fsyncObjectFiles=false"}, batch.None, ""},
+	} {
+		var c Config
+		for _, kv := range tt.kvs {
+			k, v, _ := strings.Cut(kv, "=")
+			c = append(c, Entry{Key: Canonical(k), Value: v, Scope: "global"})
+		}
+		p, err := c.fsyncPlan(func(string) {}, true)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.kvs, err)
+		}
+		if p.loose != tt.loose || (tt.notice == "") != (p.notice == "") || !strings.Contains(p.notice, tt.notice) {
+			t.Errorf("%v: %v, notice %q; want %v, notice with %q", tt.kvs, p.loose, p.notice, tt.loose, tt.notice)
+		}
+		if p.unsynced != "" {
+			t.Errorf("%v: unsynced %q under the durable reading", tt.kvs, p.unsynced)
+		}
+	}
+}
+
+// TestFixNeverRepeatsATypo: the command that turns the sync on under git's
+// reading keeps the components git knew and drops those it ignored.
+func TestFixNeverRepeatsATypo(t *testing.T) {
+	for value, fix := range map[string]string{"comitted": "loose-object", "reference,comited": "reference,loose-object", "-pack,refrence": "-pack,loose-object"} {
+		p, err := Config{{Key: "core.fsync", Value: value, Scope: "global"}}.fsyncPlan(func(string) {}, false)
+		if err != nil || p.fixValue != fix {
+			t.Errorf("core.fsync=%s: fix %q (%v), want %q", value, p.fixValue, err, fix)
 		}
 	}
 }

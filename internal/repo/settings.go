@@ -21,6 +21,11 @@ type Settings struct {
 	// FixValue is the core.fsync value that syncs them, to be written in
 	// the scope FixScope (git config --show-scope's word, "" if unknown).
 	FixValue, FixScope string
+	// Notice, with DurableSettings, says how settings that git reads
+	// otherwise were read, and which values were ignored ("objects are
+	// synced with batch (ignored the unknown core.fsyncMethod value
+	// 'bathc')"); "" when there is nothing to say.
+	Notice string
 	NoFlush            bool // GIT_TEST_FSYNC is false: skip full flushes
 	ForceBatch         bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
 	Compression        int  // core.looseCompression, else core.compression, else 1
@@ -31,16 +36,30 @@ type Settings struct {
 	Warnings []string
 }
 
-// Settings resolves the writer settings; getenv reads the environment.
+// Settings resolves the writer settings with git's reading; getenv reads
+// the environment.
 func (c Config) Settings(getenv func(string) string) (Settings, error) {
+	return c.settings(getenv, false)
+}
+
+// DurableSettings resolves them with the remote helper's reading, where
+// durability was asked for by name (durable::): loose objects are synced
+// unless the settings turn them off by name, and a value git does not
+// know never means none (see fsyncPlan); Notice says how it read them.
+func (c Config) DurableSettings(getenv func(string) string) (Settings, error) {
+	return c.settings(getenv, true)
+}
+
+func (c Config) settings(getenv func(string) string, durable bool) (Settings, error) {
 	var s Settings
 	warn := func(w string) { s.Warnings = append(s.Warnings, w) }
-	plan, err := c.fsyncPlan(warn)
+	plan, err := c.fsyncPlan(warn, durable)
 	if err != nil {
 		return s, err
 	}
 	s.Method, s.PackMethod = plan.loose, plan.pack
 	s.Unsynced, s.FixValue, s.FixScope = plan.unsynced, plan.fixValue, plan.fixScope
+	s.Notice = plan.notice
 	if v := getenv("GIT_TEST_FSYNC"); v != "" {
 		on, ok := ParseBool(v)
 		if !ok {

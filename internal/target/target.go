@@ -38,9 +38,16 @@ type Target struct {
 // alternates of GIT_ALTERNATE_OBJECT_DIRECTORIES, and its policies. git's
 // warnings about the settings go to warn, after "warning: ", and so does
 // the news that they leave loose objects without any sync (Unsynced),
-// with the command that syncs them. Close it when done.
-func Open(r *repo.Repo, getenv func(string) string, warn io.Writer) (*Target, error) {
-	set, err := r.Config.Settings(getenv)
+// with the command that syncs them. With durable, the settings are read
+// as the remote helper reads them (repo.Config.DurableSettings), and
+// nothing is printed: the helper says how once a session. Close it when
+// done.
+func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool) (*Target, error) {
+	read := r.Config.Settings
+	if durable {
+		read, warn = r.Config.DurableSettings, io.Discard
+	}
+	set, err := read(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,8 @@ func (t *Target) Stats(res unpack.Result) Stats {
 		st.Reason = t.Settings.Unsynced
 	}
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack, Work: res.Work, Stats: st}
+		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack,
+		Settings: t.Settings.Notice, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.
@@ -149,6 +157,9 @@ type Stats struct {
 	Repaired int64   `json:"repaired"`
 	Seconds  float64 `json:"seconds"`        // to the millisecond
 	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
+	// Settings says how the helper read settings that git reads
+	// otherwise (repo.Settings.Notice).
+	Settings string `json:"settings,omitempty"`
 	// Work says how often entries were inflated and deltas applied.
 	unpack.Work
 	batch.Stats

@@ -141,7 +141,7 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := target.Open(r, env.Getenv, env.Stderr)
+	t, err := target.Open(r, env.Getenv, env.Stderr, false)
 	if err != nil {
 		return err
 	}
