@@ -25,13 +25,13 @@ type Settings struct {
 	// otherwise were read, and which values were ignored ("objects are
 	// synced with batch (ignored the unknown core.fsyncMethod value
 	// 'bathc')"); "" when there is nothing to say.
-	Notice string
-	NoFlush            bool // GIT_TEST_FSYNC is false: skip full flushes
-	ForceBatch         bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
-	Compression        int  // core.looseCompression, else core.compression, else 1
-	PackCompression    int  // pack.compression, else core.compression, else -1
-	BigFileThreshold   int64
-	Shared             int // core.sharedRepository in git's encoding
+	Notice           string
+	NoFlush          bool // GIT_TEST_FSYNC is false: skip full flushes
+	ForceBatch       bool // GIT_DURABLE_FORCE_BATCH: batch on any filesystem (tests)
+	Compression      int  // core.looseCompression, else core.compression, else 1
+	PackCompression  int  // pack.compression, else core.compression, else -1
+	BigFileThreshold int64
+	Shared           int // core.sharedRepository in git's encoding
 	// Warnings are lines git would print after "warning: ".
 	Warnings []string
 }
