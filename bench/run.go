@@ -51,12 +51,13 @@ func (w work) add(o work) work {
 }
 
 // parseWork sums the JSON lines of text that report an unpack's work;
-// other lines are skipped.
+// other lines are skipped, and so are the helper's session lines, which
+// add up its batches.
 func parseWork(text string) work {
 	var sum work
 	for _, line := range strings.Split(text, "\n") {
 		var w work
-		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &w) == nil {
+		if strings.HasPrefix(line, "{") && !strings.HasPrefix(line, `{"kind":"session"`) && json.Unmarshal([]byte(line), &w) == nil {
 			sum = sum.add(w)
 		}
 	}

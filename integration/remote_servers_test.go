@@ -190,7 +190,34 @@ func readStats(t *testing.T, path string) []remote.BatchStats {
 	}
 	var out []remote.BatchStats
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(line, `{"kind":"session"`) {
+			continue // see readSessions
+		}
 		var s remote.BatchStats
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("stats line %q: %v", line, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// readSessions reads the session lines of the helper's statistics file.
+func readSessions(t *testing.T, path string) []remote.SessionStats {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []remote.SessionStats
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(line, `{"kind":"session"`) {
+			continue
+		}
+		var s remote.SessionStats
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("stats line %q: %v", line, err)
 		}

@@ -59,7 +59,11 @@ type helper struct {
 	// refDirs are the modification times of the directories under refs
 	// then.
 	refDirs map[string]time.Time
-	swept   int // loose objects the session checked (sweep)
+	swept   int    // loose objects the session checked (sweep)
+	settled int    // files of the repository settle made durable
+	op      string // fetch, push or list: what git asked for
+	started time.Time
+	sum     target.Stats // the batches', added up
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
@@ -81,6 +85,7 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 		errw:       &scrubWriter{w: env.Stderr, r: red},
 		set:        defaultSettings(),
 		brokenType: map[object.ID]object.Type{},
+		started:    time.Now(),
 	}
 	// An interruption must also end a wait for git's next command.
 	stop := make(chan struct{})
@@ -105,21 +110,31 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	h.hup.close()
 	h.close()
 	h.writeTrace2()
+	msg, err := h.report(err)
+	if _, usage := err.(*cli.UsageError); !usage {
+		h.endSession(err, msg)
+	}
+	return err
+}
+
+// report prints what git prints for a failure of the session and returns
+// the fatal line's text ("" when there is none) and the error Run returns.
+func (h *helper) report(err error) (string, error) {
 	if err == nil {
-		return nil
+		return "", nil
 	}
 	if context.Cause(h.ctx) == errGitGone {
 		fmt.Fprintf(h.errw, "fatal: %s\n", errGitGone)
-		return &cli.ExitError{Code: 128}
+		return errGitGone.Error(), &cli.ExitError{Code: 128}
 	}
 	if h.ctx.Err() != nil {
 		// Interrupted: whatever failed (a read from a connection the
 		// cancellation closed, say) failed because of it.
-		return h.ctx.Err()
+		return "interrupted", h.ctx.Err()
 	}
 	var ue *cli.UsageError
 	if errors.Is(err, context.Canceled) || errors.As(err, &ue) {
-		return err
+		return "interrupted", err
 	}
 	if h.local != nil {
 		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
@@ -133,8 +148,9 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	if errors.As(err, &ce) {
 		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())
 	}
-	fmt.Fprintf(h.errw, "fatal: %s\n", cli.Printable(cli.OneLine(h.describe(err))))
-	return &cli.ExitError{Code: 128}
+	msg := cli.Printable(cli.OneLine(h.describe(err)))
+	fmt.Fprintf(h.errw, "fatal: %s\n", msg)
+	return msg, &cli.ExitError{Code: 128}
 }
 
 // usage is what -h prints after "usage: ".
@@ -200,15 +216,20 @@ func (h *helper) loop() (err error) {
 			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
 		case line == "list" || line == "list for-push":
 			h.snapshot()
+			if h.op == "" {
+				h.op = map[bool]string{true: "push", false: "fetch"}[line == "list for-push"]
+			}
 			err = h.answer(func() error { return h.list(line == "list for-push") })
 		case strings.HasPrefix(line, "fetch "):
 			h.snapshot()
+			h.op = "fetch"
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.fetch(cmds) })
 			}
 		case strings.HasPrefix(line, "push "):
 			h.snapshot()
+			h.op = "push"
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.push(cmds) })

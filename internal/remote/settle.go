@@ -120,7 +120,12 @@ func (h *helper) settle() {
 		return
 	}
 	defer t.Close()
-	if t.Policy.Stats().Path == batch.PathNone {
+	st := t.Policy.Stats()
+	if h.totals.Path == "" {
+		// No batch: the session's line still says how it would sync.
+		h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
+	}
+	if st.Path == batch.PathNone {
 		return
 	}
 	tx := t.Policy.Begin()
@@ -128,13 +133,14 @@ func (h *helper) settle() {
 	if endErr := tx.End(); err == nil {
 		err = endErr
 	}
-	st := t.Policy.Stats()
+	st = t.Policy.Stats()
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	if err != nil {
 		fmt.Fprintf(h.errw, "error: cannot make the refs durable: %s\n", cli.Printable(cli.OneLine(err.Error())))
 		return
 	}
+	h.settled = n
 	if n > 0 && h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: %d files of the repository (refs, HEAD, config), %s: writeout-only %d, hardware-flush %d\n",
 			n, st.Path, st.WriteoutOnly, st.HardwareFlush)

@@ -3,9 +3,12 @@ package remote
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
 )
@@ -17,10 +20,12 @@ import (
 // its writeouts and exactly one hardware flush.
 const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
 
-// BatchStats is one line of the StatsEnv file.
+// BatchStats is one line of the StatsEnv file: a fetch batch.
 type BatchStats struct {
-	URL   string `json:"url"`
-	Batch int    `json:"batch"` // 1 for the session's first fetch batch
+	URL string `json:"url"`
+	// Repository is the git directory fetched into.
+	Repository string `json:"repository,omitempty"`
+	Batch      int    `json:"batch"` // 1 for the session's first fetch batch
 	target.Stats
 	// Promisor marks a kept pack published as a promisor pack (with its
 	// .promisor, a fifth file under the flush).
@@ -40,8 +45,16 @@ func (h *helper) account(stats target.Stats, err error) {
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
+	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
 	h.shallowed = false
+	h.sum.Objects += stats.Objects
+	h.sum.Written += stats.Written
+	h.sum.Existing += stats.Existing
+	h.sum.Repaired += stats.Repaired
+	h.sum.Bytes += stats.Bytes
+	if stats.Settings != "" {
+		h.sum.Settings = stats.Settings
+	}
 	switch {
 	case err != nil && h.ctx.Err() != nil:
 		// Whatever failed (a read from a connection the signal closed)
@@ -57,11 +70,16 @@ func (h *helper) account(stats target.Stats, err error) {
 		fmt.Fprintf(h.errw, "durable: %d objects (%d written, %d present, %d repaired), %s: writeout-only %d, hardware-flush %d\n",
 			bs.Objects, bs.Written, bs.Existing, bs.Repaired, st.Path, st.WriteoutOnly, st.HardwareFlush)
 	}
+	h.appendStats(bs)
+}
+
+// appendStats appends v as one JSON line to the StatsEnv file, if set.
+func (h *helper) appendStats(v any) {
 	path := h.env.Getenv(StatsEnv)
 	if path == "" || !filepath.IsAbs(path) {
 		return
 	}
-	line, err := json.Marshal(bs)
+	line, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
@@ -72,6 +90,78 @@ func (h *helper) account(stats target.Stats, err error) {
 	}
 	defer f.Close()
 	f.Write(append(line, '\n'))
+}
+
+// SessionStats is the line of the StatsEnv file that ends every session
+// of the helper — every git fetch, clone or push through it, also one that
+// found nothing new or failed before any pack (the host down, the
+// repository gone, a refused login) — for monitoring: Kind is "session".
+type SessionStats struct {
+	Kind       string `json:"kind"`
+	Time       string `json:"time"` // when it ended, RFC 3339, UTC
+	URL        string `json:"url"`
+	Repository string `json:"repository,omitempty"`
+	// Op is what git asked for: "fetch", "push", or "list" (git
+	// ls-remote, or a session that ended before anything else).
+	Op string `json:"op"`
+	// Result is "fetched" (at least one batch), "up-to-date" (nothing to
+	// fetch), "pushed" or "failed", and Error git's last line then.
+	Result  string `json:"result"`
+	Error   string `json:"error,omitempty"`
+	Batches int    `json:"batches"`
+	// Objects, Written, Existing, Repaired and Bytes add up the batches.
+	Objects  int   `json:"objects"`
+	Written  int   `json:"written"`
+	Existing int   `json:"existing"`
+	Repaired int64 `json:"repaired"`
+	Bytes    int64 `json:"bytes"`
+	// Checked is how many loose objects the session read to find what a
+	// crash broke (0 but in the first session of a boot).
+	Checked int `json:"checked"`
+	// Settled is how many files of the repository around the objects
+	// (refs, HEAD, config, shallow) were made durable as git ended the
+	// session.
+	Settled  int     `json:"settled"`
+	Seconds  float64 `json:"seconds"`
+	Settings string  `json:"settings,omitempty"`
+	// The session's sync counters, with the settle's flush.
+	batch.Stats
+}
+
+// endSession appends the session's line: err is how it ended, msg the
+// fatal line printed for it.
+func (h *helper) endSession(err error, msg string) {
+	s := SessionStats{Kind: "session", Time: time.Now().UTC().Format(time.RFC3339), URL: h.url, Repository: h.gitDir(), Op: h.op,
+		Batches: h.batchN, Objects: h.sum.Objects, Written: h.sum.Written, Existing: h.sum.Existing, Repaired: h.sum.Repaired,
+		Bytes: h.sum.Bytes, Checked: h.swept, Settled: h.settled, Settings: h.sum.Settings,
+		Seconds: math.Round(time.Since(h.started).Seconds()*1000) / 1000, Stats: h.totals}
+	if s.Op == "" {
+		s.Op = "list"
+	}
+	switch {
+	case err != nil:
+		s.Result, s.Error = "failed", h.red.Scrub(msg)
+	case s.Op == "push":
+		s.Result = "pushed"
+	case s.Batches > 0:
+		s.Result = "fetched"
+	default:
+		s.Result = "up-to-date"
+	}
+	h.appendStats(s)
+}
+
+// gitDir is the repository's git directory where it is known.
+func (h *helper) gitDir() string {
+	if h.local != nil {
+		return h.local.GitDir
+	}
+	if d := h.env.Getenv("GIT_DIR"); d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			return abs
+		}
+	}
+	return ""
 }
 
 // checkStatsPath warns, once a session, that StatsEnv is set to a path
