@@ -5,7 +5,7 @@ package integration
 import (
 	"net"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,6 +106,22 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	for _, dir := range []string{good, gone, held} {
 		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, dir)
 	}
+	metrics := filepath.Join(base, "git_durable.prom")
+	mustRun(t, runner(t, env, "--metrics", metrics, tree), "the first run")
+	first, err := os.ReadFile(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := func(name, dir string) string { return name + `{repository="` + dir + `"} ` }
+	lastOK := ""
+	for _, l := range strings.Split(string(first), "\n") {
+		if v, ok := strings.CutPrefix(l, label("git_durable_update_last_success_timestamp_seconds", gone)); ok {
+			lastOK = v
+		}
+	}
+	if lastOK == "" || !strings.Contains(string(first), label("git_durable_update_success", gone)+"1\n") || !strings.Contains(string(first), "git_durable_update_failed 0\n") {
+		t.Fatalf("metrics of a run that succeeded:\n%s", first)
+	}
 	gittest.Git(t, env, gone, "config", "remote.origin.url", "durable::file://"+filepath.Join(base, "nothing.git"))
 	f, err := os.OpenFile(filepath.Join(held, "durable-update.flock"), os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
@@ -115,7 +131,7 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	c := runner(t, env, tree)
+	c := runner(t, env, "--metrics", metrics, tree)
 	if c.Code != 1 || !strings.Contains(string(c.Stderr), "error: 1 of 3 repositories failed to update") {
 		t.Errorf("exit %d, want 1 with the count of failures:\n%s", c.Code, c.Stderr)
 	}
@@ -127,6 +143,20 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	}
 	if l := runnerLine(t, c, held); !strings.HasSuffix(l, " skipped: another update of it runs") {
 		t.Errorf("held: %q", l)
+	}
+	// The metrics say which failed, and since when the mirror is stale.
+	second, err := os.ReadFile(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{label("git_durable_update_success", gone) + "0\n", label("git_durable_update_success", good) + "1\n",
+		label("git_durable_update_last_success_timestamp_seconds", gone) + lastOK + "\n", "git_durable_update_failed 1\n"} {
+		if !strings.Contains(string(second), want) {
+			t.Errorf("metrics lack %q:\n%s", want, second)
+		}
+	}
+	if strings.Contains(string(second), label("git_durable_update_success", held)) {
+		t.Errorf("a skipped mirror has a result:\n%s", second)
 	}
 
 	// An upstream that accepts and never answers.
@@ -155,7 +185,55 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	// The helper's arguments name the upstream: git fetch under git remote
 	// update, and the helper under it, are stopped with it.
-	if out, _ := exec.Command("pgrep", "-af", ln.Addr().String()).Output(); len(out) > 0 {
+	if out, _ := osexec.Command("pgrep", "-af", ln.Addr().String()).Output(); len(out) > 0 {
 		t.Errorf("processes left running: %s", out)
+	}
+}
+
+// TestMirrorRunnerSystemd: the service the README ships runs the runner
+// as its ExecStart says — the command line, with the built binary for
+// /usr/local/bin's and a tree of mirrors for /srv/git, updates them — and,
+// where systemd-analyze is installed, the unit and its timer verify.
+func TestMirrorRunnerSystemd(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "srv")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, filepath.Join(tree, "a.git"))
+	b, err := os.ReadFile("../docs/systemd/git-durable-mirrors.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(binDir, "git-remote-durable")
+	unit := strings.ReplaceAll(string(b), "/usr/local/bin/git-remote-durable", bin)
+	var exec []string
+	for _, l := range strings.Split(unit, "\n") {
+		if v, ok := strings.CutPrefix(l, "ExecStart="); ok {
+			exec = strings.Fields(strings.ReplaceAll(v, "/srv/git", tree))
+		}
+	}
+	if len(exec) < 3 || exec[0] != bin || exec[1] != "--update-mirrors" {
+		t.Fatalf("ExecStart: %q", exec)
+	}
+	c := gittest.Exec(t, env, "", nil, exec[0], exec[1:]...)
+	mustRun(t, c, "the service's command")
+	if l := runnerLine(t, c, filepath.Join(tree, "a.git")); !strings.Contains(l, " ok ") {
+		t.Errorf("%q", l)
+	}
+	analyze, err := osexec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Logf("systemd-analyze is not installed: the unit files are not verified")
+		return
+	}
+	dir := t.TempDir()
+	gittest.WriteFile(t, dir, "git-durable-mirrors.service", unit)
+	timer, err := os.ReadFile("../docs/systemd/git-durable-mirrors.timer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, dir, "git-durable-mirrors.timer", string(timer))
+	out, err := osexec.Command(analyze, "verify", filepath.Join(dir, "git-durable-mirrors.service"), filepath.Join(dir, "git-durable-mirrors.timer")).CombinedOutput()
+	if err != nil {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }

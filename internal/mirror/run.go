@@ -34,12 +34,15 @@ lock files, broken refs, a torn packed-refs). One line per repository on
 stdout; exit 1 if any failed.
 
   -j <n>                 repositories updated at once (default 2)
-  --timeout <duration>   time limit of one update (default 1h)`
+  --timeout <duration>   time limit of one update (default 1h)
+  --metrics <file>       write the run's metrics there, in Prometheus' text
+                         format (for node_exporter's textfile collector)`
 
 // options are the runner's settings.
 type options struct {
 	jobs    int
 	timeout time.Duration
+	metrics string
 	roots   []string
 }
 
@@ -51,6 +54,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs.IntVar(&o.jobs, "j", 2, "")
 	fs.DurationVar(&o.timeout, "timeout", time.Hour, "")
+	fs.StringVar(&o.metrics, "metrics", "", "")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "error: %v\n", err)
@@ -111,6 +115,12 @@ func Run(ctx context.Context, args []string, env cli.Env) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if o.metrics != "" {
+		if err := writeMetrics(o.metrics, repos, results); err != nil {
+			fmt.Fprintf(env.Stderr, "error: cannot write the metrics: %v\n", err)
+			return &cli.ExitError{Code: 1}
+		}
+	}
 	failed := 0
 	for _, r := range results {
 		if r.err != nil {
@@ -131,6 +141,10 @@ type result struct {
 	skipped  bool
 	repaired []string
 	err      error
+	// helper adds up the helper's session lines of the update, sessions
+	// counts them.
+	helper   session
+	sessions int
 }
 
 // line is the log line of r for the repository dir.
@@ -167,8 +181,19 @@ func update(ctx context.Context, dir string, timeout time.Duration, booted time.
 	if r.repaired, r.err = repair(ctx, dir, booted); r.err != nil {
 		return r
 	}
+	stats, err := os.CreateTemp("", "git-durable-update-")
+	if err != nil {
+		r.err = err
+		return r
+	}
+	stats.Close()
+	defer os.Remove(stats.Name())
 	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "remote", "update", "--prune")
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats.Name())
+	defer func() {
+		r.helper, r.sessions = readSessions(stats.Name())
+		keepStats(stats.Name(), os.Getenv("GIT_REMOTE_DURABLE_STATS"))
+	}()
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return stop(cmd.Process) }
 	cmd.WaitDelay = 10 * time.Second
@@ -187,4 +212,23 @@ func update(ctx context.Context, dir string, timeout time.Duration, booted time.
 		r.err = errors.New(lastLine(errb.String(), err))
 	}
 	return r
+}
+
+// keepStats appends the helper's lines of an update, in the file from,
+// to the statistics file the runner was given (GIT_REMOTE_DURABLE_STATS,
+// an absolute path), if any.
+func keepStats(from, to string) {
+	if to == "" || !filepath.IsAbs(to) {
+		return
+	}
+	b, err := os.ReadFile(from)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(b)
 }
