@@ -140,7 +140,9 @@ func fsckAt(env []string, repo string) func(root string) error {
 func helperCases() []helperCase {
 	mirror := func(t *testing.T, env []string, root, up string) []string {
 		gittest.Git(t, env, up, "branch", "-f", "doomed", "main~3")
-		gittest.Git(t, env, root, "clone", "-q", "--mirror", "durable::file://"+up, "m.git")
+		// Loose objects, as fetches of fewer than fetch.unpackLimit
+		// objects leave them.
+		gittest.Git(t, env, root, "-c", "fetch.unpackLimit=100000", "clone", "-q", "--mirror", "durable::file://"+up, "m.git")
 		gittest.Git(t, env, up, "branch", "-D", "doomed")
 		advance(t, env, up, 2, "v9")
 		return nil

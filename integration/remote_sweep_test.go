@@ -106,7 +106,9 @@ func TestRemoteSweep(t *testing.T) {
 				gittest.Git(t, env, up, "config", "uploadpack.allowAnySHA1InWant", "true")
 			}
 			m := filepath.Join(base, "m.git")
-			c, _ := durable(t, env, base, "clone", "--mirror", "durable::file://"+up, m)
+			// Loose objects, as a mirror kept current by fetches of fewer
+			// than fetch.unpackLimit objects holds them.
+			c, _ := durable(t, env, base, "-c", "fetch.unpackLimit=100000", "clone", "--mirror", "durable::file://"+up, m)
 			mustRun(t, c, "mirror clone")
 			if tc.limit != "" {
 				gittest.Git(t, env, m, "config", "fetch.unpackLimit", tc.limit)

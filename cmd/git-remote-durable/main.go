@@ -5,7 +5,8 @@
 // object, one flush after the last rename) before it tells git the fetch
 // is done; it pushes with git pack-objects and the upstream's
 // receive-pack. Run by an operator as git-remote-durable --update-mirrors
-// <dir>…, it updates a tree of mirrors (internal/mirror).
+// <dir>…, it updates a tree of mirrors; as git-remote-durable --check
+// [<dir>], it says what a fetch there would do (internal/mirror).
 package main
 
 import (
@@ -21,6 +22,11 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == mirror.Flag {
 		cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
 			return mirror.Run(ctx, args[1:], env)
+		})
+	}
+	if len(os.Args) > 1 && os.Args[1] == mirror.CheckFlag {
+		cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+			return mirror.Check(ctx, args[1:], env)
 		})
 	}
 	cli.HelperMain(func(ctx context.Context, args []string, env cli.Env) error {

@@ -183,6 +183,16 @@ func (h *helper) lost(objects string, id object.ID, byID bool) string {
 	return fmt.Sprintf("%s of the repository is broken, and '%s' does not have it: if nothing needs it (git fsck), remove %s; else fetch it from a repository that has it", what, h.url, file)
 }
 
+// SweptThisBoot reports whether a session of the helper checked every
+// loose object of the objects directory objects during the running boot
+// (and so will not again before the next), and lists the objects it left
+// broken.
+func SweptThisBoot(objects string, f object.Format) (bool, []object.ID) {
+	rec, err := readSweep(filepath.Join(objects, sweepFile), f)
+	now := boot.ID()
+	return err == nil && now != "" && rec.boot == now, rec.broken
+}
+
 // readSweep reads the record at path.
 func readSweep(path string, f object.Format) (sweepRecord, error) {
 	rec := sweepRecord{types: map[object.ID]object.Type{}}

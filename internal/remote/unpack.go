@@ -105,14 +105,17 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	return rcv, nil
 }
 
-// defaultUnpackLimit: packs of at least this many objects are kept as
-// packs. git's own default is 100; loose objects are what this project
-// makes durable cheaply, and git's maintenance repacks at 6,700 of them.
-const defaultUnpackLimit = 10000
+// unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's
+// default (100): a fetch of at least that many objects is kept as a pack,
+// as git keeps it, so that a mirror holds as many files as git's and
+// serves a clone as fast; smaller ones are exploded. 0 (as in git) keeps
+// every pack.
+func unpackLimit(c repo.Config) (uint32, error) { return unpackLimitOr(c, gitUnpackLimit) }
 
-// unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else the
-// default. 0 (as in git) keeps every pack.
-func unpackLimit(c repo.Config) (uint32, error) { return unpackLimitOr(c, defaultUnpackLimit) }
+// UnpackLimit is the unpack limit the helper applies in a repository of
+// configuration c: from a fetch of that many objects on, the pack is kept
+// (0: every pack).
+func UnpackLimit(c repo.Config) (uint32, error) { return unpackLimit(c) }
 
 // unpackLimitOr is unpackLimit with def as the default.
 func unpackLimitOr(c repo.Config, def uint32) (uint32, error) {
