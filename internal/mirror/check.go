@@ -44,7 +44,9 @@ func Check(ctx context.Context, args []string, env cli.Env) error {
 		return err
 	}
 	var problems []string
-	say := func(what, format string, a ...any) { fmt.Fprintf(env.Stdout, "%-13s %s\n", what, fmt.Sprintf(format, a...)) }
+	say := func(what, format string, a ...any) {
+		fmt.Fprintf(env.Stdout, "%-13s %s\n", what, fmt.Sprintf(format, a...))
+	}
 	say("repository", "%s", r.GitDir)
 
 	remotes := durableRemotes(r.Config)
