@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -67,6 +68,9 @@ type pktOut struct {
 	payload string
 	flush   bool
 	delim   bool
+	// cut writes half of the packet and closes the connection: a network
+	// cut in the middle of the answer.
+	cut bool
 }
 
 // startHostile serves dir through upload-pack on 127.0.0.1 with lie
@@ -167,6 +171,12 @@ func (d *hostileDaemon) serve(c net.Conn) {
 			return
 		}
 		for _, o := range d.lie.resp(p, flush) {
+			if o.cut {
+				writeCut(w, o)
+				c.Close()
+				cmd.Process.Kill() // it may wait to write what nobody reads
+				return
+			}
 			writePkt(w, o.payload, o.flush)
 		}
 		if flush && w.Flush() != nil {
@@ -248,6 +258,14 @@ func readPkt(r *bufio.Reader) (string, bool, error) {
 }
 
 // writePkt writes one pkt-line, or a flush.
+// writeCut writes the first half of the packet o and flushes w.
+func writeCut(w *bufio.Writer, o pktOut) {
+	var b bytes.Buffer
+	writePkt(&b, o.payload, false)
+	w.Write(b.Bytes()[:b.Len()/2])
+	w.Flush()
+}
+
 func writePkt(w io.Writer, payload string, flush bool) {
 	if flush {
 		io.WriteString(w, "0000")

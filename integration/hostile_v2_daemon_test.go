@@ -100,6 +100,12 @@ func (d *hostileDaemon) serveV2(c net.Conn, in *bufio.Reader) {
 				}
 			}
 			for _, o := range outs {
+				if o.cut {
+					writeCut(w, o)
+					c.Close()
+					cmd.Process.Kill() // it may wait to write what nobody reads
+					return
+				}
 				writePkt2(w, o)
 			}
 			if kind == 0 {

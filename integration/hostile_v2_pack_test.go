@@ -145,3 +145,47 @@ func TestHostileV2JunkAfterPack(t *testing.T) {
 		})
 	}
 }
+
+// cutInPack is an answer rewrite that cuts the connection in the middle of
+// the n-th packet of the pack's band.
+func cutInPack(n int) func(string, bool) []pktOut {
+	seen := 0
+	return func(p string, flush bool) []pktOut {
+		if !flush && strings.HasPrefix(p, "\x01") {
+			if seen++; seen == n {
+				return []pktOut{{payload: p, cut: true}}
+			}
+		}
+		return []pktOut{{payload: p, flush: flush}}
+	}
+}
+
+// TestHostileCutInPack: a connection cut in the middle of the pack, over
+// v0 and v2, fails a clone through the helper as plain git's fails — exit
+// 128, git's "unexpected disconnect while reading sideband packet" and
+// "fatal: early EOF" (the helper's last line; git's own ends with its
+// index-pack's complaint) — not as a bad pack, and so does the batch's
+// line of statistics.
+func TestHostileCutInPack(t *testing.T) {
+	env := env(t)
+	base, up, _ := mirrored(t, env)
+	for _, v2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("v2=%v", v2), func(t *testing.T) {
+			for _, side := range hostileSides {
+				d := startHostile(t, env, up, lie{v2: v2, resp: cutInPack(2)})
+				dst := filepath.Join(t.TempDir(), "m.git")
+				c, stats := durable(t, env, base, "clone", "--mirror", side.prefix+d.url, dst)
+				last := (result{Cmd: c}).lastLine()
+				if side.name == "git" {
+					last = "fatal: early EOF" // then "invalid index-pack output", git's own
+				}
+				if c.Code != 128 || last != "fatal: early EOF" || !strings.Contains(string(c.Stderr), "unexpected disconnect while reading sideband packet") || !strings.Contains(string(c.Stderr), "fatal: early EOF\n") {
+					t.Errorf("%s: exit %d:\n%s", side.name, c.Code, c.Stderr)
+				}
+				if side.name == "durable" && (strings.Contains(string(c.Stderr), "bad pack") || len(stats) != 1 || stats[0].Error != "early EOF") {
+					t.Errorf("durable: a cut told as a bad pack: %+v\n%s", stats, c.Stderr)
+				}
+			}
+		})
+	}
+}

@@ -30,6 +30,9 @@ func describe(err error, url string) string {
 	if errors.As(err, &se) {
 		return se.Msg // git's index-pack words; see errorLines
 	}
+	if errors.As(err, new(*upstream.CutError)) {
+		return "early EOF" // the connection, not the pack; see report
+	}
 	if msg, ok := upstream.DescribeTransfer(err, url); ok {
 		return msg // before the pack: a read of the pack cut short
 	}

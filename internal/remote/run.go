@@ -144,6 +144,11 @@ func (h *helper) report(err error) (string, error) {
 	for _, l := range errorLines(err) {
 		fmt.Fprintf(h.errw, "error: %s\n", cli.Printable(l))
 	}
+	if errors.As(err, new(*upstream.CutError)) {
+		// git's words, before its "early EOF": the connection went away
+		// in the middle of the pack, which was not bad.
+		fmt.Fprintf(h.errw, "fetch-pack: unexpected disconnect while reading sideband packet from '%s'\n", h.url)
+	}
 	var ce *upstream.CredentialURLError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())

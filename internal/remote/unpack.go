@@ -63,11 +63,12 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	if h.set.promisor() && strict != nil {
 		strict.Promised = true
 	}
+	pack := in // what the unpacker reads: in, or a reader that peeked at its header
 	if loose {
 		opts.Keep = nil
 	} else if h.set.promisor() {
 		opts.UnpackLimit, opts.Keep.Promisor = 0, true
-		if in, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
+		if pack, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
 			return rcv, err
 		}
 	}
@@ -81,7 +82,14 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	if h.set.progress && h.set.verbosity > 0 {
 		opts.Progress = t.Progress(h.errw)
 	}
-	res, err := unpack.Run(h.ctx, in, t.Store, t.Policy, opts)
+	res, err := unpack.Run(h.ctx, pack, t.Store, t.Policy, opts)
+	if p, ok := in.(*upstream.Pack); ok && err != nil {
+		if cut := p.Cut(err); cut != err {
+			// The connection went away mid-pack: not a bad pack.
+			h.account(t.Stats(res), cut)
+			return rcv, cut
+		}
+	}
 	if err == nil && len(res.Rest) > 0 {
 		// What the unpacker read past the trailer: nothing of it is
 		// used, and a pack kept is not pinned by its .keep.

@@ -51,6 +51,8 @@ func Describe(err error, url string) (string, bool) {
 		return fmt.Sprintf("Authentication failed for '%s'", url), true
 	case errors.Is(err, errAuthRequired):
 		return fmt.Sprintf("Authentication failed for '%s' (no credentials)", url), true
+	case errors.As(err, new(*CutError)):
+		return "early EOF", true
 	case errors.Is(err, ErrJunk):
 		return fmt.Sprintf("bad pack from '%s': %s", url, ErrJunk), true
 	case errors.Is(err, errNotFound):

@@ -24,8 +24,53 @@ type Pack struct {
 	// Theirs are the commits at which the upstream itself is shallow.
 	Theirs []object.ID
 
-	in *stickyReader
-	w  wire
+	in   *stickyReader
+	w    wire
+	conn *connWatch // what the answer is read from, under the side-band
+}
+
+// CutError means that the connection to the upstream ended in the middle
+// of the answer — a network cut, the server gone — not that the pack it
+// sent was bad: git says "unexpected disconnect while reading sideband
+// packet" and dies with "early EOF".
+type CutError struct {
+	// Err is what the reader of the pack failed with.
+	Err error
+}
+
+func (e *CutError) Error() string { return "early EOF" }
+
+func (e *CutError) Unwrap() error { return e.Err }
+
+// Cut returns err as a *CutError where the connection under the answer
+// ended before it did (err is how the pack's reader failed), and err as
+// it is otherwise: a pack cut short by the upstream's own end of the
+// answer is a bad pack.
+func (p *Pack) Cut(err error) error {
+	if err == nil || p.conn == nil || p.conn.ended == nil {
+		return err
+	}
+	return &CutError{Err: err}
+}
+
+// watch returns r, remembering how it ended.
+func (p *Pack) watch(r io.Reader) io.Reader {
+	p.conn = &connWatch{r: r}
+	return p.conn
+}
+
+// connWatch remembers the error (io.EOF included) its reader ended with.
+type connWatch struct {
+	r     io.Reader
+	ended error
+}
+
+func (c *connWatch) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if err != nil && c.ended == nil {
+		c.ended = err
+	}
+	return n, err
 }
 
 // Read reads the pack. A reader ahead of the unpacker may meet a channel-3

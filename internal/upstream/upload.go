@@ -195,7 +195,7 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 		// The cut of "deepen 1", no boundary of the repository's.
 		p.Deepened, p.Shallow, p.Unshallow, p.Theirs = false, nil, nil, nil
 	}
-	p.in = &stickyReader{r: demux(in, &ureq.Capabilities, req.Progress)}
+	p.in = &stickyReader{r: demux(p.watch(in), &ureq.Capabilities, req.Progress)}
 	return p, nil
 }
 

@@ -77,7 +77,7 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 	}
 	var caps capability.List
 	caps.Set(capability.Sideband64k) // a v2 pack always comes in side-band-64k
-	p.in = &stickyReader{r: demux(in, &caps, req.Progress)}
+	p.in = &stickyReader{r: demux(p.watch(in), &caps, req.Progress)}
 	return p, nil
 }
 
