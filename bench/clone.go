@@ -45,11 +45,12 @@ func startLoggedDaemon(base, log string) (*daemon, error) {
 			dl = &daemonLog{path: log}
 			defer f.Close() // the daemon has its own copy
 		}
+		inGroup(cmd) // git daemon runs git-daemon, which forks per connection
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
 		p := cmd.Process // by its process id, also while stop waits
-		forget := onSignal(func() { p.Kill() })
+		forget := onSignal(func() { killGroup(p) })
 		d := &daemon{base, port, cmd, dl, forget}
 		for i := 0; i < 100; i++ {
 			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -67,7 +68,7 @@ func startLoggedDaemon(base, log string) (*daemon, error) {
 // that an interrupt ends it too; the upload-packs it forked end with their
 // connections.
 func (d *daemon) stop() {
-	d.cmd.Process.Kill()
+	killGroup(d.cmd.Process)
 	d.cmd.Wait()
 	d.forget()
 }

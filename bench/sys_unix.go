@@ -4,9 +4,17 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 )
+
+// inGroup starts cmd as the leader of a process group of its own: git
+// daemon runs git-daemon under it, and forks a process per connection.
+func inGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+
+// killGroup kills the process group p leads.
+func killGroup(p *os.Process) { syscall.Kill(-p.Pid, syscall.SIGKILL) }
 
 // syncAll writes every dirty buffer of the system out (sync(2)), so that a
 // run does not pay for the dirty data of the one before.

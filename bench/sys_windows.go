@@ -1,6 +1,9 @@
 package main
 
-import "os"
+import (
+	"os"
+	"os/exec"
+)
 
 // syncAll does nothing: Windows has no call that writes out the dirty data
 // of every volume, so a run may pay for the one before.
@@ -9,3 +12,9 @@ func syncAll() {}
 // maxRSSKB is 0: the process state holds no peak working set on Windows
 // (the report shows 0 MiB).
 func maxRSSKB(ps *os.ProcessState) int64 { return 0 }
+
+// inGroup does nothing: Windows has no process groups to kill.
+func inGroup(*exec.Cmd) {}
+
+// killGroup kills p.
+func killGroup(p *os.Process) { p.Kill() }
