@@ -18,7 +18,7 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/inter
 # PATH.
 SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fuzz bench install uninstall demo clean FORCE
+.PHONY: all build test vet fmtvet fuzz bench install uninstall demo clean FORCE
 
 all: build
 
@@ -45,9 +45,12 @@ FORCE:
 CROSS_TEST  ?= windows darwin freebsd
 CROSS_BUILD ?= openbsd netbsd illumos
 
-vet:
+# gofmt and go vet of this system: what the cross-OS checks do first.
+fmtvet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+vet: fmtvet
 	@for os in $(CROSS_TEST) $(CROSS_BUILD); do \
 		echo "GOOS=$$os: build, vet"; \
 		GOOS=$$os $(GO) build ./... && GOOS=$$os $(GO) vet ./... || exit 1; \
@@ -59,10 +62,19 @@ vet:
 		done; \
 	done
 
-# The tests build the binaries themselves and drive real git.
-test: vet
-	$(GO) test -count=1 -timeout 45m ./...
+# The tests build the binaries themselves and drive real git. Progress: a
+# line per test as it ends, every skip with its reason, the output of
+# every failure (internal/testreport); then the race detector's run, and
+# the cross-OS checks last (about 13 minutes with a cold build cache).
+test: fmtvet $(BIN)/testreport
+	@echo "make test: unit, integration and crash tests (about 20 minutes on 2 cores), then -race, then the other systems' builds"
+	@bash -o pipefail -c '$(GO) test -json -count=1 -timeout 45m ./... | $(BIN)/testreport'
 	$(GO) test -count=1 -race ./internal/unpack ./batch ./loose
+	@$(MAKE) --no-print-directory vet
+
+$(BIN)/testreport: internal/testreport/main.go
+	@mkdir -p $(BIN)
+	$(GO) build -o $@ ./internal/testreport
 
 # Each fuzz target runs for FUZZTIME. A crasher is written to the package's
 # testdata/fuzz/<target>/ and fails the run: commit it as a regression seed.

@@ -1,0 +1,122 @@
+// Command testreport turns the events of go test -json on stdin into what
+// make test shows while it runs: a line per top-level test as it ends
+// (PASS, FAIL or SKIP, with its time), the reason of every skip, the whole
+// output of every failure, and a line per package; a summary at the end.
+// It exits 1 when a test or a package failed, or the stream said nothing.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// event is one line of go test -json (test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+// report is what the events said so far.
+type report struct {
+	out                  io.Writer
+	logs                 map[string][]string // a running test's output, by package and test
+	passed, failed, skip int
+	pkgFailed            bool
+	skips                []string
+}
+
+func main() {
+	r := &report{out: os.Stdout, logs: map[string][]string{}}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	seen := false
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			fmt.Fprintln(r.out, sc.Text()) // a build error, said as it is
+			continue
+		}
+		seen = true
+		r.see(e)
+	}
+	fmt.Fprintf(r.out, "\n%d tests passed, %d failed, %d skipped\n", r.passed, r.failed, r.skip)
+	for _, s := range r.skips {
+		fmt.Fprintln(r.out, "  skipped: "+s)
+	}
+	if !seen || r.failed > 0 || r.pkgFailed {
+		os.Exit(1)
+	}
+}
+
+// see takes one event.
+func (r *report) see(e event) {
+	key := e.Package + " " + e.Test
+	switch {
+	case e.Action == "build-output":
+		fmt.Fprint(r.out, e.Output) // a package that does not build, said as it is
+	case e.Action == "build-fail":
+		r.pkgFailed = true
+	case e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
+		word := map[string]string{"pass": "ok  ", "fail": "FAIL", "skip": "ok  "}[e.Action]
+		fmt.Fprintf(r.out, "%s %s (%.1fs)\n", word, e.Package, e.Elapsed)
+		if e.Action == "fail" {
+			r.pkgFailed = true
+			for _, l := range r.logs[key] {
+				fmt.Fprint(r.out, "    "+l)
+			}
+		}
+		delete(r.logs, key)
+	case e.Action == "output":
+		r.logs[key] = append(r.logs[key], e.Output)
+		if e.Test != "" && strings.Contains(e.Test, "/") {
+			// A subtest's lines belong to its top-level test too.
+			top := e.Package + " " + e.Test[:strings.Index(e.Test, "/")]
+			r.logs[top] = append(r.logs[top], e.Output)
+		}
+	case strings.Contains(e.Test, "/"):
+		// Subtests are told with their top-level test.
+		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
+			delete(r.logs, key)
+		}
+	case e.Action == "pass":
+		r.passed++
+		fmt.Fprintf(r.out, "  PASS %s (%.1fs)\n", e.Test, e.Elapsed)
+		delete(r.logs, key)
+	case e.Action == "skip":
+		r.skip++
+		why := reason(r.logs[key])
+		fmt.Fprintf(r.out, "  SKIP %s: %s\n", e.Test, why)
+		r.skips = append(r.skips, e.Test+": "+why)
+		delete(r.logs, key)
+	case e.Action == "fail":
+		r.failed++
+		fmt.Fprintf(r.out, "  FAIL %s (%.1fs)\n", e.Test, e.Elapsed)
+		for _, l := range r.logs[key] {
+			fmt.Fprint(r.out, "    "+l)
+		}
+		delete(r.logs, key)
+	}
+}
+
+// reason is what a skipped test said: its log lines but go test's own.
+func reason(lines []string) string {
+	var why []string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- SKIP") {
+			continue
+		}
+		why = append(why, t)
+	}
+	if len(why) == 0 {
+		return "(no reason given)"
+	}
+	return strings.Join(why, " ")
+}
