@@ -18,7 +18,7 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/inter
 # PATH.
 SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fmtvet fuzz bench install uninstall demo clean FORCE
+.PHONY: all build test vet fmtvet fuzz bench install uninstall demo dist clean FORCE
 
 all: build
 
@@ -97,6 +97,32 @@ bench: build
 	$(GO) build -o $(BIN)/bench ./bench
 	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
 
+# Release binaries for the systems people run mirrors and laptops on:
+# static (no cgo), reproducible paths (-trimpath), stamped with the
+# version, each with the man pages, README, CHANGELOG and LICENSE in an
+# archive of its own, and SHA256SUMS beside them. A Debian 12 host (Go
+# 1.19) needs no Go to install them.
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+DIST         ?= dist
+DIST_VERSION := $(shell sed -n 's/^const Release = "\(.*\)"/v\1/p' internal/cli/version.go)
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@for t in $(DIST_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		name=git-durable-$(DIST_VERSION)-$$os-$$arch; dir=$(DIST)/$$name; \
+		echo "dist: $$name"; mkdir -p $$dir; \
+		for c in git-unpack-durable git-remote-durable; do \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
+				-ldflags "-s -w -X github.com/git-durable/git-durable/internal/cli.version=$(or $(VERSION),$(DIST_VERSION))" \
+				-o $$dir/$$c$$ext ./cmd/$$c || exit 1; \
+		done; \
+		cp $(MANS) README.md CHANGELOG.md LICENSE $$dir/; \
+		if [ $$os = windows ]; then (cd $(DIST) && zip -qr $$name.zip $$name); \
+		else tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; fi; \
+		rm -rf $$dir; \
+	done
+	@cd $(DIST) && sha256sum git-durable-* > SHA256SUMS && cat SHA256SUMS
+
 # The exec-path links are checked first, so that a failure leaves nothing
 # half installed: the directory must be writable, and a file there that is
 # not a link (one of git's own, or a copy put there by hand) is never
@@ -131,4 +157,4 @@ demo: build
 	@BIN='$(abspath $(BIN))' scripts/demo.sh
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)
