@@ -16,7 +16,7 @@ import (
 // newHTTPClient is the HTTP client for one remote, with git's settings for
 // its URL: TLS (newTLSConfig), the proxy, http.curloptResolve,
 // http.lowSpeedLimit and http.lowSpeedTime, http.version, http.userAgent
-// and http.followRedirects; the settings it cannot honour refuse the run
+// http.followRedirects and http.cookieFile; the settings it cannot honour refuse the run
 // (checkUnsupported). headers names the extra headers a redirect to
 // another host must drop; cut records a request failed as curl would.
 func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *Redactor, headers []string, cut *transferLog, warn func(string)) (*http.Client, error) {
@@ -64,7 +64,11 @@ func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *Redactor, hea
 		follow = map[bool]string{true: "true", false: "false"}[v]
 	}
 	rp := &redirectPolicy{follow: follow, headers: headers}
-	return &http.Client{Transport: rt, CheckRedirect: rp.check}, nil
+	jar, err := cookieJar(hc, lookup, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: rt, CheckRedirect: rp.check, Jar: jar}, nil
 }
 
 // redirectPolicy is http.followRedirects, and what a redirect to another

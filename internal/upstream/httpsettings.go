@@ -28,7 +28,11 @@ import (
 //   - sslTry, noEPSV (GIT_CURL_FTP_NO_EPSV): FTP only.
 //   - delegation: GSSAPI credential delegation; the helper never speaks
 //     Negotiate (see emptyAuth), so nothing is ever delegated.
-//   - saveCookies: no effect without cookieFile, which is refused.
+//   - cookieFile is read (cookies.go); saveCookies, which makes curl write
+//     the session's cookies back to it, is not honoured: the file is only
+//     read.
+//   - emptyAuth: curl's Negotiate without a user; the helper speaks Basic
+//     only, whose credentials come from git credential either way.
 //   - schannelCheckRevoke, schannelUseSSLCAInfo: only with sslBackend
 //     schannel, which is refused; any other sslBackend names a library
 //     curl could use for what Go's crypto/tls does here.
@@ -47,9 +51,6 @@ func checkUnsupported(hc httpConfig, env lookupFunc) error {
 		}
 		e, _ := hc.get(key)
 		return e.Value, "http." + key
-	}
-	if _, ok := hc.get("cookieFile"); ok {
-		return &refusal{"http.cookieFile", "the helper has no cookie engine to read curl's cookie files"}
 	}
 	if v, name := set("sslCipherList", "GIT_SSL_CIPHER_LIST"); v != "" {
 		return &refusal{name, "Go's TLS cannot be held to an OpenSSL cipher list"}
@@ -71,12 +72,11 @@ func checkUnsupported(hc httpConfig, env lookupFunc) error {
 		return &refusal{"http.proxySSLCertPasswordProtected", proxyTLS}
 	}
 	if e, ok := hc.get("emptyAuth"); ok && e.Value != "auto" {
-		on, err := hc.bool("emptyAuth", false)
-		if err != nil {
+		// Accepted either way: it lets curl try Negotiate without a user,
+		// which the helper never speaks, and a server that asks for Basic
+		// gets credentials from git credential as without it.
+		if _, err := hc.bool("emptyAuth", false); err != nil {
 			return err
-		}
-		if on {
-			return &refusal{"http.emptyAuth", "the helper has no Negotiate (Kerberos) authentication to try without a user"}
 		}
 	}
 	if e, ok := hc.get("sslBackend"); ok && strings.EqualFold(e.Value, "schannel") {

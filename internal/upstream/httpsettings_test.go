@@ -32,9 +32,8 @@ func TestCheckUnsupported(t *testing.T) {
 		env        []string
 		refused    string // the setting named, "" for none
 	}{
-		{"http.cookiefile", "/tmp/cookies", nil, "http.cookieFile"},
-		{"http.cookiefile", "", nil, "http.cookieFile"}, // curl's cookie engine without a file
-		{"http.https://h.cookiefile", "/tmp/cookies", nil, "http.cookieFile"},
+		{"http.cookiefile", "/tmp/cookies", nil, ""}, // read (cookies.go)
+		{"http.cookiefile", "", nil, ""},             // curl's cookie engine without a file
 		{"http.https://other.cookiefile", "/tmp/cookies", nil, ""},
 		{"http.savecookies", "true", nil, ""},
 		{"http.sslcipherlist", "HIGH", nil, "http.sslCipherList"},
@@ -47,7 +46,7 @@ func TestCheckUnsupported(t *testing.T) {
 		{"http.proxysslcertpasswordprotected", "true", nil, "http.proxySSLCertPasswordProtected"},
 		{"http.proxysslcertpasswordprotected", "false", nil, ""},
 		{"", "", []string{"GIT_PROXY_SSL_CERT_PASSWORD_PROTECTED", ""}, "GIT_PROXY_SSL_CERT_PASSWORD_PROTECTED"},
-		{"http.emptyauth", "true", nil, "http.emptyAuth"},
+		{"http.emptyauth", "true", nil, ""}, // Negotiate, never spoken; Basic as without it
 		{"http.emptyauth", "auto", nil, ""},
 		{"http.emptyauth", "false", nil, ""},
 		{"http.sslbackend", "schannel", nil, "http.sslBackend"},

@@ -1,0 +1,62 @@
+package upstream
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/repo"
+)
+
+// TestCookieJar reads a cookie file as curl does: Netscape lines (host
+// only, or with subdomains; secure; #HttpOnly_; expired ones dropped) and
+// Set-Cookie lines with a Domain; each cookie goes only where it belongs.
+func TestCookieJar(t *testing.T) {
+	now := time.Unix(2_000_000_000, 0)
+	file := filepath.Join(t.TempDir(), "cookies.txt")
+	content := "# Netscape HTTP Cookie File\n" +
+		"git.example.com\tFALSE\t/\tTRUE\t0\to\tsession\n" +
+		".example.com\tTRUE\t/\tFALSE\t2100000000\tall\tsub\n" +
+		"#HttpOnly_git.example.com\tFALSE\t/repo\tTRUE\t2100000000\tho\tonly\n" +
+		"git.example.com\tFALSE\t/\tTRUE\t1000\told\texpired\n" +
+		"Set-Cookie: hdr=1; Domain=other.example.org; Path=/\n" +
+		"garbage line\n"
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jar, err := cookieJar(newHTTPConfig(repo.Config{{Key: "http.cookiefile", Value: file}}, "https://git.example.com/repo"), envOf(), now)
+	if err != nil || jar == nil {
+		t.Fatalf("jar %v, %v", jar, err)
+	}
+	names := func(raw string) map[string]string {
+		u, _ := url.Parse(raw)
+		got := map[string]string{}
+		for _, c := range jar.Cookies(u) {
+			got[c.Name] = c.Value
+		}
+		return got
+	}
+	if got := names("https://git.example.com/repo/info/refs"); len(got) != 3 || got["o"] != "session" || got["all"] != "sub" || got["ho"] != "only" {
+		t.Errorf("https://git.example.com/repo: %v", got)
+	}
+	if got := names("http://git.example.com/x"); len(got) != 1 || got["all"] != "sub" {
+		t.Errorf("http://git.example.com/x (no secure cookies, not under /repo): %v", got)
+	}
+	if got := names("https://other.example.org/"); got["hdr"] != "1" {
+		t.Errorf("Set-Cookie line: %v", got)
+	}
+	if got := names("https://elsewhere.net/"); len(got) != 0 {
+		t.Errorf("cookies sent elsewhere: %v", got)
+	}
+	for _, v := range []string{"", filepath.Join(t.TempDir(), "missing")} {
+		jar, err := cookieJar(newHTTPConfig(repo.Config{{Key: "http.cookiefile", Value: v}}, "https://h/r"), envOf(), now)
+		if err != nil || jar == nil {
+			t.Errorf("cookieFile=%q: %v %v, want an empty jar", v, jar, err)
+		}
+	}
+	if jar, err := cookieJar(newHTTPConfig(nil, "https://h/r"), envOf(), now); jar != nil || err != nil {
+		t.Errorf("no cookieFile: %v %v", jar, err)
+	}
+}
