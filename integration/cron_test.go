@@ -61,7 +61,7 @@ func TestCronMirror(t *testing.T) {
 
 	prefix := filepath.Join(work, "prefix")
 	up := newUpstream(t, env, work, "up.git")
-	mirror := filepath.Join(work, "project.git")
+	mirror := filepath.Join(work, "srv", "project.git") // the tree of mirrors, as /srv/git
 	// The user's shell: PREFIX/bin on PATH, as /usr/local/bin is.
 	shell := append(append([]string{}, env...),
 		"PATH="+filepath.Join(prefix, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -75,9 +75,9 @@ git clone -q --mirror "durable::$UP" "$MIRROR"
 	advance(t, env, up, 1, "")
 	want := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main"))
 
-	// The README's crontab line, "cd /srv/git/project.git && git remote
-	// update --prune", for this mirror.
-	job := "cd " + mirror + " && git remote update --prune"
+	// The README's crontab line, "/usr/local/bin/git-remote-durable
+	// --update-mirrors -j 4 /srv/git …", for this mirror's directory.
+	job := filepath.Join(prefix, "bin", "git-remote-durable") + " --update-mirrors -j 4 " + filepath.Dir(mirror)
 	inNamespace("the cron job", []string{"JOB=" + job, envValue(env, "HOME"), "PATH=/usr/sbin:/sbin:" + cronPATH},
 		`exec env -i PATH=`+cronPATH+` HOME="$HOME" LOGNAME=root SHELL=/bin/sh /bin/sh -c "$JOB"
 `)
