@@ -54,6 +54,9 @@ func bench() error {
 	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
 	flag.BoolVar(&rc.main, "main", true, "with -repo or -pack, measure the rows, the clone and the fetch of the -rev pack itself (false: the shapes only)")
 	flag.StringVar(&rc.full, "full", "", "with -repo, a tag whose whole history the repository holds: one mirror clone of it through\nthe helper beside plain git, on protocol v2 (\"\" skips it: it takes minutes)")
+	mirrorSpec := flag.String("mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
+	mirrorSteps := flag.Int("mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
+	sweepSizes := flag.String("sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
 	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
 	flag.Parse()
 	var err error
@@ -105,7 +108,19 @@ func bench() error {
 			return err
 		}
 	}
-	return realHistory(r, rc)
+	if err := realHistory(r, rc); err != nil {
+		return err
+	}
+	if *mirrorSpec == "" || rc.repo == "" {
+		return nil
+	}
+	var sizes []int
+	for _, f := range strings.Split(*sweepSizes, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			sizes = append(sizes, n)
+		}
+	}
+	return mirrorRows(r, rc, *mirrorSpec, *mirrorSteps, sizes)
 }
 
 // synthetic measures every variant on the generated history's pack and

@@ -178,21 +178,12 @@ func durable(t *testing.T, env []string, dir string, args ...string) (*gittest.C
 	return c, readStats(t, stats)
 }
 
-// readStats reads the helper's statistics file (absent: no fetch batch).
+// readStats reads the helper's statistics file (absent: no fetch batch):
+// its batch lines.
 func readStats(t *testing.T, path string) []remote.BatchStats {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []remote.BatchStats
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if strings.HasPrefix(line, `{"kind":"session"`) {
-			continue // see readSessions
-		}
+	for _, line := range statsLines(t, path, false) {
 		var s remote.BatchStats
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("stats line %q: %v", line, err)
@@ -205,6 +196,21 @@ func readStats(t *testing.T, path string) []remote.BatchStats {
 // readSessions reads the session lines of the helper's statistics file.
 func readSessions(t *testing.T, path string) []remote.SessionStats {
 	t.Helper()
+	var out []remote.SessionStats
+	for _, line := range statsLines(t, path, true) {
+		var s remote.SessionStats
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("stats line %q: %v", line, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// statsLines returns the session lines of the statistics file path, or
+// its other lines (a batch's each).
+func statsLines(t *testing.T, path string, sessions bool) []string {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil
@@ -212,16 +218,11 @@ func readSessions(t *testing.T, path string) []remote.SessionStats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []remote.SessionStats
+	var out []string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if !strings.HasPrefix(line, `{"kind":"session"`) {
-			continue
+		if line != "" && strings.HasPrefix(line, `{"kind":"session"`) == sessions {
+			out = append(out, line)
 		}
-		var s remote.SessionStats
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("stats line %q: %v", line, err)
-		}
-		out = append(out, s)
 	}
 	return out
 }

@@ -2,13 +2,10 @@ package remote
 
 import (
 	"errors"
-	"io"
 	"regexp"
 
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
-	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -59,12 +56,7 @@ func (h *helper) broken(msg string) ([]object.ID, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	var ids []object.ID
+	var named []object.ID
 	seen := map[object.ID]bool{}
 	for _, s := range hexIDs.FindAllString(msg, -1) {
 		id, err := object.ParseID(s)
@@ -72,7 +64,15 @@ func (h *helper) broken(msg string) ([]object.ID, error) {
 			continue
 		}
 		seen[id] = true
-		if _, _, err := t.Store.Read(id); errors.Is(err, loose.ErrCorrupt) {
+		named = append(named, id)
+	}
+	bad, err := h.unreadable(named, true)
+	if err != nil {
+		return nil, err
+	}
+	var ids []object.ID
+	for _, id := range named {
+		if bad[id] {
 			ids = append(ids, id)
 		}
 	}

@@ -68,6 +68,9 @@ func newFixture(t *testing.T) *fixture {
 	f.up = gittest.Init(t, f.env, true, "")
 	gittest.History(t, f.env, f.up, 20, 20)
 	gittest.Git(t, f.env, f.local, "init", "-q", "--bare", f.local)
+	// The dialogues count loose objects: above git's unpack limit, the
+	// history would come as a kept pack.
+	gittest.Git(t, f.env, f.local, "config", "fetch.unpackLimit", "100000")
 	f.main = strings.TrimSpace(gittest.Git(t, f.env, f.up, "rev-parse", "main"))
 	f.v10 = strings.TrimSpace(gittest.Git(t, f.env, f.up, "rev-parse", "v10"))
 	f.allObjects = strings.Count(gittest.Git(t, f.env, f.up, "rev-list", "--objects", "main", "v10"), "\n")

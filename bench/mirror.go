@@ -1,0 +1,345 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// mirrorVariant is one way a mirror fetches: through the helper with its
+// defaults, plain git with its defaults, or plain git with its own durable
+// configuration (core.fsync=committed, core.fsyncMethod=batch: a kept
+// pack's files each fsynced, the refs too).
+type mirrorVariant struct {
+	name    string
+	durable bool
+	config  []string
+}
+
+var mirrorVariants = []mirrorVariant{
+	{name: "ours", durable: true},
+	{name: "git", config: nil},
+	{name: "git durable", config: []string{"core.fsync=committed", "core.fsyncMethod=batch"}},
+}
+
+// mirrorBench holds what the mirror rows share: the upstream (a bare
+// repository borrowing the history's objects, whose main is moved from
+// commit to commit) and the template mirror cloned at the base.
+type mirrorBench struct {
+	r        *runner
+	src      string // the history
+	up       string // the upstream
+	template string // a mirror clone of the base, by plain git
+	shim     string // the helper's directory, first on PATH
+	rounds   int
+}
+
+// mirrorRows measures a mirror's work beside plain git, on the history of
+// c.repo from the revision base to end (spec "base..end"): incremental
+// fetches of about 10, 100, 1,000 and 10,000 objects into a mirror of
+// base; a mirror's day — steps first-parent updates from base to end with
+// git remote update --prune, the files they leave under objects/, and a
+// downstream clone served from the mirror; and, for each size of sweep, a
+// fetch with nothing new into a mirror holding that many loose objects, in
+// the first session of a boot and in a later one.
+func mirrorRows(r *runner, c realConfig, spec string, steps int, sweep []int) error {
+	base, end, ok := strings.Cut(spec, "..")
+	if !ok {
+		return fmt.Errorf("-mirror %q: want <base>..<end>", spec)
+	}
+	m := &mirrorBench{r: r, src: c.repo, rounds: c.rounds}
+	dir := filepath.Join(r.work, "mirror-bench")
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var err error
+	if m.shim, err = helperShim(dir, c.helper); err != nil {
+		return err
+	}
+	m.up = filepath.Join(dir, "up.git")
+	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + base}}); err != nil {
+		return err
+	}
+	if err := m.setMain(base); err != nil {
+		return err
+	}
+	m.template = filepath.Join(dir, "template.git")
+	if err := run("", nil, "git", "clone", "-q", "--mirror", "file://"+m.up, m.template); err != nil {
+		return err
+	}
+	line, err := gitOut(c.repo, "rev-list", "--first-parent", "--reverse", base+".."+end)
+	if err != nil {
+		return err
+	}
+	chain := strings.Fields(line)
+	if len(chain) == 0 {
+		return fmt.Errorf("-mirror %q: no commit after %s", spec, base)
+	}
+	fmt.Printf("\nmirror rows: %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, c.rounds)
+	if err := m.incremental(base, chain); err != nil {
+		return err
+	}
+	if err := m.day(chain, steps); err != nil {
+		return err
+	}
+	for _, n := range sweep {
+		if err := m.sweep(dir, base, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setMain moves the upstream's main to rev.
+func (m *mirrorBench) setMain(rev string) error {
+	return run(m.up, nil, "git", "update-ref", "refs/heads/main", rev)
+}
+
+// git returns git with args in dir, as variant v runs it.
+func (m *mirrorBench) git(v mirrorVariant, dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+m.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GIT_CONFIG_PARAMETERS="+configParams(append([]string{"gc.auto=0", "maintenance.auto=false"}, v.config...)))
+	if m.r.force {
+		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
+	}
+	return cmd
+}
+
+// fresh copies the template mirror to a new run directory and points its
+// origin at the upstream as v fetches it.
+func (m *mirrorBench) fresh(v mirrorVariant) (string, error) {
+	m.r.n++
+	parent := m.r.work
+	if m.r.runs != "" {
+		parent = m.r.runs
+	}
+	dest := filepath.Join(parent, fmt.Sprintf("mirror%04d", m.r.n))
+	if err := run("", nil, "cp", "-a", m.template, dest); err != nil {
+		return "", err
+	}
+	url := "file://" + m.up
+	if v.durable {
+		url = "durable::" + url
+	}
+	return dest, run(dest, nil, "git", "remote", "set-url", "origin", url)
+}
+
+// wall runs cmd and returns its wall time.
+func wall(cmd *exec.Cmd) (time.Duration, error) {
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, errb.String())
+	}
+	return time.Since(start), nil
+}
+
+// each runs fn for every variant, m.rounds times, the order turning from
+// round to round, and returns the medians by variant.
+func (m *mirrorBench) each(fn func(v mirrorVariant) (float64, error)) (map[string]float64, error) {
+	got := map[string][]float64{}
+	for i := 0; i < m.rounds; i++ {
+		for k := range mirrorVariants {
+			v := mirrorVariants[(i+k)%len(mirrorVariants)]
+			syncAll()
+			x, err := fn(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", v.name, err)
+			}
+			got[v.name] = append(got[v.name], x)
+		}
+	}
+	med := map[string]float64{}
+	for k, xs := range got {
+		med[k] = median(xs)
+	}
+	return med, nil
+}
+
+// incremental measures a fetch of about 10, 100, 1,000 and 10,000 objects
+// into a mirror of base: the first commit of the chain from which the
+// fetch brings that many.
+func (m *mirrorBench) incremental(base string, chain []string) error {
+	fmt.Println("  incremental fetch          objects   ours s   git s   git durable s   ours/git   ours/git durable")
+	for _, want := range []int{10, 100, 1000, 10000} {
+		i := sort.Search(len(chain), func(i int) bool { return m.count(base, chain[i]) >= want })
+		if i == len(chain) {
+			continue
+		}
+		n := m.count(base, chain[i])
+		if err := m.setMain(chain[i]); err != nil {
+			return err
+		}
+		med, err := m.each(func(v mirrorVariant) (float64, error) {
+			dest, err := m.fresh(v)
+			if err != nil {
+				return 0, err
+			}
+			defer os.RemoveAll(dest)
+			d, err := wall(m.git(v, dest, "fetch", "-q"))
+			return d.Seconds(), err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  ~%-6d                   %7d   %6.3f  %6.3f   %13.3f   %8.2f×  %16.2f×\n", want, n, med["ours"], med["git"], med["git durable"],
+			med["ours"]/med["git"], med["ours"]/med["git durable"])
+	}
+	return nil
+}
+
+// count is how many objects a fetch of to into a mirror of from brings.
+func (m *mirrorBench) count(from, to string) int {
+	cmd := exec.Command("git", "rev-list", "--objects", "--count", to, "^"+from)
+	cmd.Dir = m.src
+	out, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return n
+}
+
+// day measures a mirror's day: steps updates (git remote update --prune)
+// along the chain, the files left under objects/, and a downstream clone
+// served from the mirror by plain git.
+func (m *mirrorBench) day(chain []string, steps int) error {
+	steps = min(steps, len(chain))
+	var stops []string
+	for i := 1; i <= steps; i++ {
+		stops = append(stops, chain[i*len(chain)/steps-1])
+	}
+	files, clones := map[string]int{}, map[string][]float64{}
+	med, err := m.each(func(v mirrorVariant) (float64, error) {
+		dest, err := m.fresh(v)
+		if err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(dest)
+		var total time.Duration
+		for _, c := range stops {
+			if err := m.setMain(c); err != nil {
+				return 0, err
+			}
+			d, err := wall(m.git(v, dest, "remote", "update", "--prune"))
+			if err != nil {
+				return 0, err
+			}
+			total += d
+		}
+		files[v.name] = countFiles(filepath.Join(dest, "objects"))
+		down := dest + "-clone"
+		defer os.RemoveAll(down)
+		syncAll()
+		d, err := wall(exec.Command("git", "clone", "-q", "--mirror", "--no-local", dest, down))
+		clones[v.name] = append(clones[v.name], d.Seconds())
+		return total.Seconds(), err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  a mirror's day: %d updates     ours %.2f s, git %.2f s, git durable %.2f s: %.2f× git, %.2f× git durable\n", len(stops),
+		med["ours"], med["git"], med["git durable"], med["ours"]/med["git"], med["ours"]/med["git durable"])
+	fmt.Printf("    files under objects/         ours %d, git %d, git durable %d: %.2f× git\n", files["ours"], files["git"], files["git durable"],
+		float64(files["ours"])/float64(max(files["git"], 1)))
+	c := map[string]float64{}
+	for k, xs := range clones {
+		c[k] = median(xs)
+	}
+	fmt.Printf("    a clone served from it       ours %.2f s, git %.2f s, git durable %.2f s: %.2f× git\n", c["ours"], c["git"], c["git durable"], c["ours"]/c["git"])
+	return nil
+}
+
+// countFiles counts the files under dir.
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// sweep measures a fetch with nothing new into a mirror of base holding
+// about n loose objects more (the commits after base that bring them,
+// unpacked by git unpack-objects): through the helper in the first session
+// of a boot (it reads every loose object: its record of the boot removed),
+// in a later one, and plain git's.
+func (m *mirrorBench) sweep(dir, base string, n int) error {
+	line, err := gitOut(m.src, "rev-list", "--first-parent", "--reverse", base+"..HEAD")
+	if err != nil {
+		return err
+	}
+	chain := strings.Fields(line)
+	i := sort.Search(len(chain), func(i int) bool { return m.count(base, chain[i]) >= n })
+	if i == len(chain) {
+		return fmt.Errorf("the history after %s has fewer than %d objects", base, n)
+	}
+	tip := chain[i]
+	mirror := filepath.Join(dir, fmt.Sprintf("loose-%d.git", n))
+	if err := run("", nil, "cp", "-a", m.template, mirror); err != nil {
+		return err
+	}
+	defer os.RemoveAll(mirror)
+	pack := exec.Command("git", "pack-objects", "-q", "--revs", "--stdout")
+	pack.Dir, pack.Stdin = m.src, strings.NewReader(tip+"\n^"+base+"\n")
+	unpack := exec.Command("git", "unpack-objects", "-q")
+	unpack.Dir = mirror
+	pr, pw := io.Pipe()
+	pack.Stdout, unpack.Stdin = pw, pr
+	if err := pack.Start(); err != nil {
+		return err
+	}
+	if err := unpack.Start(); err != nil {
+		return err
+	}
+	perr := pack.Wait()
+	pw.Close()
+	if err := unpack.Wait(); err != nil || perr != nil {
+		return fmt.Errorf("unpacking %s..%s: %v %v", base, tip, perr, err)
+	}
+	if err := run(mirror, nil, "git", "update-ref", "refs/heads/main", tip); err != nil {
+		return err
+	}
+	if err := m.setMain(tip); err != nil {
+		return err
+	}
+	loose := countFiles(mirror+"/objects") - countFiles(mirror+"/objects/pack")
+	kinds := []struct {
+		name, url string
+		boot      bool
+	}{{"ours, new boot", "durable::file://" + m.up, true}, {"ours, same boot", "durable::file://" + m.up, false}, {"git", "file://" + m.up, false}}
+	got := map[string][]float64{}
+	for i := 0; i < m.rounds; i++ {
+		for k := range kinds {
+			kd := kinds[(i+k)%len(kinds)]
+			if kd.boot {
+				os.Remove(filepath.Join(mirror, "objects/info/durable")) // as after a crash and a boot
+			}
+			syncAll()
+			d, err := wall(m.git(mirrorVariant{durable: true}, mirror, "fetch", "-q", kd.url, "+refs/*:refs/*"))
+			if err != nil {
+				return err
+			}
+			got[kd.name] = append(got[kd.name], d.Seconds())
+		}
+	}
+	fmt.Printf("  fetch with nothing new, %d loose objects: ours %.3f s in the first session of a boot, %.3f s in a later one; git %.3f s (%.1f× and %.2f× git)\n",
+		loose, median(got["ours, new boot"]), median(got["ours, same boot"]), median(got["git"]),
+		median(got["ours, new boot"])/median(got["git"]), median(got["ours, same boot"])/median(got["git"]))
+	return nil
+}
