@@ -50,7 +50,7 @@ func TestRemoteHealReads(t *testing.T) {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
 			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, tc.kind == "http")
 			clone := filepath.Join(base, "clone")
-			c, _ := durable(t, env, base, "clone", "-q", "durable::"+url, clone)
+			c, _ := durable(t, env, base, "-c", "fetch.unpackLimit=100000", "clone", "-q", "durable::"+url, clone)
 			mustRun(t, c, "clone")
 			advance(t, env, dir, 1, "")
 			rev := func(r string) string { return strings.TrimSpace(gittest.Git(t, env, clone, "rev-parse", r)) }

@@ -122,7 +122,7 @@ func TestRemoteHeal(t *testing.T) {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
 			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, false)
 			sound := filepath.Join(base, "sound")
-			c, _ := durable(t, env, base, "clone", "-q", "durable::"+url, sound)
+			c, _ := durable(t, env, base, "-c", "fetch.unpackLimit=100000", "clone", "-q", "durable::"+url, sound)
 			mustRun(t, c, "clone")
 			old := strings.TrimSpace(gittest.Git(t, env, sound, "rev-parse", "origin/main"))
 			advance(t, env, dir, 1, "")

@@ -84,7 +84,7 @@ func refs(t *testing.T, env []string, dir string) string {
 }
 
 // sameRepo fails unless ours and theirs have the same refs, HEAD and
-// objects; ours must pass fsck --strict and hold every object loose.
+// objects; ours must pass fsck --strict and keep packs where git does.
 func sameRepo(t *testing.T, env []string, ours, theirs string) {
 	t.Helper()
 	if a, b := refs(t, env, theirs), refs(t, env, ours); a != b {
@@ -95,8 +95,11 @@ func sameRepo(t *testing.T, env []string, ours, theirs string) {
 		t.Fatalf("objects differ: git %d, ours %d lines; %s", strings.Count(want, "\n"), strings.Count(got, "\n"), firstDiff(want, got))
 	}
 	gittest.Fsck(t, env, ours)
-	if packs := packsOf(t, ours); len(packs) != 0 {
-		t.Fatalf("packs in ours: %v", packs)
+	// A pack where git keeps one (a clone, a fetch of at least its unpack
+	// limit). (git's shallow clone over HTTP and protocol v0 explodes a
+	// small pack where the helper's clone keeps it.)
+	if len(packsOf(t, theirs)) > 0 && len(packsOf(t, ours)) == 0 {
+		t.Fatalf("git kept a pack, ours none")
 	}
 }
 

@@ -169,6 +169,8 @@ func TestRemoteDurableUnlessTurnedOff(t *testing.T) {
 			for _, kv := range tc.config {
 				args = append(args, "-c", kv)
 			}
+			// Loose objects, whose sync the settings decide.
+			args = append(args, "-c", "fetch.unpackLimit=100000")
 			dir := filepath.Join(t.TempDir(), "clone")
 			c, stats := durable(t, env, base, append(args, "clone", "-q", "--mirror", "durable::"+up, dir)...)
 			mustRun(t, c, "clone")

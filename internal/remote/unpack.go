@@ -46,6 +46,9 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 		return rcv, err
 	}
 	limit, err := unpackLimit(r.Config)
+	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
+		limit = 0 // a clone keeps its pack, as git's does
+	}
 	if err != nil {
 		return rcv, err
 	}
@@ -117,7 +120,8 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 // default (100): a fetch of at least that many objects is kept as a pack,
 // as git keeps it, so that a mirror holds as many files as git's and
 // serves a clone as fast; smaller ones are exploded. 0 (as in git) keeps
-// every pack.
+// every pack. A clone keeps its pack whatever its size, as git's does,
+// unless one of the settings is set.
 func unpackLimit(c repo.Config) (uint32, error) { return unpackLimitOr(c, gitUnpackLimit) }
 
 // UnpackLimit is the unpack limit the helper applies in a repository of

@@ -50,6 +50,11 @@ func (p *Pack) Cut(err error) error {
 	if err == nil || p.conn == nil || p.conn.ended == nil {
 		return err
 	}
+	if _, stream := p.w.(*stream); !stream && p.conn.ended == io.EOF {
+		// An HTTP answer that ended as its framing said: the server
+		// sent no more, which makes the pack bad, not the network.
+		return err
+	}
 	return &CutError{Err: err}
 }
 
