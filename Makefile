@@ -89,13 +89,16 @@ fuzz:
 
 # Ours beside git on the same generated pack, alternating, medians: see
 # bench/main.go for the flags (BENCHFLAGS="-rounds 5", -dir on another disk).
-# REPO=<repository> or PACK=<file> adds the rows of a real history.
+# REPO=<repository> or PACK=<file> adds the rows of a real history;
+# GIT=<path> measures beside another git (built by hand: see
+# docs/performance.md), which then drives the helper too.
 BENCHFLAGS ?=
 REPO ?=
 PACK ?=
+GIT ?=
 bench: build
 	$(GO) build -o $(BIN)/bench ./bench
-	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(BENCHFLAGS)
+	$(BIN)/bench -bin $(BIN)/git-unpack-durable $(if $(REPO),-repo '$(REPO)') $(if $(PACK),-pack '$(PACK)') $(if $(GIT),-git '$(GIT)') $(BENCHFLAGS)
 
 # Release binaries for the systems people run mirrors and laptops on:
 # static (no cgo), reproducible paths (-trimpath), stamped with the

@@ -57,9 +57,22 @@ func bench() error {
 	mirrorSpec := flag.String("mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
 	mirrorSteps := flag.Int("mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
 	sweepSizes := flag.String("sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
+	gitPath := flag.String("git", "", "the git to measure beside, and to drive the helper (a path; default: git on PATH)")
 	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
 	flag.Parse()
 	var err error
+	if *gitPath != "" {
+		// Every git the bench and the helper run: plain git's rows, the
+		// git that drives the helper, and the git the helper asks.
+		abs, err := filepath.Abs(*gitPath)
+		if err != nil {
+			return err
+		}
+		os.Setenv("PATH", filepath.Dir(abs)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	if out, err := exec.Command("git", "--version").Output(); err == nil {
+		fmt.Printf("beside %s", out)
+	}
 	if rc.rows, err = parseRows(*rows); err != nil {
 		return err
 	}
