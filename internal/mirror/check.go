@@ -48,7 +48,24 @@ func Check(ctx context.Context, args []string, env cli.Env) error {
 		fmt.Fprintf(env.Stdout, "%-13s %s\n", what, fmt.Sprintf(format, a...))
 	}
 	say("repository", "%s", r.GitDir)
+	problems = append(problems, checkHelper(ctx, r, say)...)
+	more, err := checkSync(r, env, say)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, more...)
+	if len(problems) > 0 {
+		say("durable", "no: %s", strings.Join(problems, "; "))
+		return &cli.ExitError{Code: 1}
+	}
+	say("durable", "yes")
+	return nil
+}
 
+// checkHelper says which remotes fetch through durable:: and which helper
+// git runs for them, and returns what stands in the way.
+func checkHelper(ctx context.Context, r *repo.Repo, say func(what, format string, a ...any)) []string {
+	var problems []string
 	remotes := durableRemotes(r.Config)
 	if len(remotes) == 0 {
 		problems = append(problems, "no remote fetches through durable::")
@@ -57,17 +74,23 @@ func Check(ctx context.Context, args []string, env cli.Env) error {
 	for _, rm := range remotes {
 		say("remote", "%s", rm)
 	}
-	helper, why := helperGitRuns(ctx, env)
-	if helper == "" {
+	if helper, why := helperGitRuns(ctx); helper == "" {
 		problems = append(problems, why)
 		say("helper", "%s", why)
 	} else {
 		say("helper", "%s", helper)
 	}
+	return problems
+}
 
+// checkSync says how a fetch would sync objects, packs and refs, on which
+// filesystem, with which unpack limit, and whether the crash check of this
+// boot ran; it returns what stands in the way of durability.
+func checkSync(r *repo.Repo, env cli.Env, say func(what, format string, a ...any)) ([]string, error) {
+	var problems []string
 	set, err := r.Config.DurableSettings(env.Getenv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	loose := set.Policy(batch.OS, r.ObjectDir).Stats()
 	packs := set.PackPolicy(batch.OS, r.ObjectDir).Stats()
@@ -90,7 +113,7 @@ func Check(ctx context.Context, args []string, env cli.Env) error {
 	}
 	limit, err := remote.UnpackLimit(r.Config)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if limit == 0 {
 		say("unpack limit", "0: every fetched pack is kept")
@@ -102,12 +125,7 @@ func Check(ctx context.Context, args []string, env cli.Env) error {
 	} else {
 		say("crash check", "the next fetch reads every loose object (none checked during this boot)")
 	}
-	if len(problems) > 0 {
-		say("durable", "no: %s", strings.Join(problems, "; "))
-		return &cli.ExitError{Code: 1}
-	}
-	say("durable", "yes")
-	return nil
+	return problems, nil
 }
 
 // durableRemotes lists the remotes of c that fetch through the helper, as
@@ -128,7 +146,7 @@ func durableRemotes(c repo.Config) []string {
 
 // helperGitRuns returns the git-remote-durable git would run (it looks in
 // its exec-path, then on PATH) with its version, or "" and why none.
-func helperGitRuns(ctx context.Context, env cli.Env) (string, string) {
+func helperGitRuns(ctx context.Context) (string, string) {
 	path := ""
 	if out, err := exec.CommandContext(ctx, "git", "--exec-path").Output(); err == nil {
 		p := filepath.Join(strings.TrimSpace(string(out)), "git-remote-durable")

@@ -117,47 +117,6 @@ func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
 	return err
 }
 
-// report prints what git prints for a failure of the session and returns
-// the fatal line's text ("" when there is none) and the error Run returns.
-func (h *helper) report(err error) (string, error) {
-	if err == nil {
-		return "", nil
-	}
-	if context.Cause(h.ctx) == errGitGone {
-		fmt.Fprintf(h.errw, "fatal: %s\n", errGitGone)
-		return errGitGone.Error(), &cli.ExitError{Code: 128}
-	}
-	if h.ctx.Err() != nil {
-		// Interrupted: whatever failed (a read from a connection the
-		// cancellation closed, say) failed because of it.
-		return "interrupted", h.ctx.Err()
-	}
-	var ue *cli.UsageError
-	if errors.Is(err, context.Canceled) || errors.As(err, &ue) {
-		return "interrupted", err
-	}
-	if h.local != nil {
-		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
-			fmt.Fprintf(h.errw, "hint: %s\n", hint)
-		}
-	}
-	for _, l := range errorLines(err) {
-		fmt.Fprintf(h.errw, "error: %s\n", cli.Printable(l))
-	}
-	if errors.As(err, new(*upstream.CutError)) {
-		// git's words, before its "early EOF": the connection went away
-		// in the middle of the pack, which was not bad.
-		fmt.Fprintf(h.errw, "fetch-pack: unexpected disconnect while reading sideband packet from '%s'\n", h.url)
-	}
-	var ce *upstream.CredentialURLError
-	if errors.As(err, &ce) {
-		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())
-	}
-	msg := cli.Printable(cli.OneLine(h.describe(err)))
-	fmt.Fprintf(h.errw, "fatal: %s\n", msg)
-	return msg, &cli.ExitError{Code: 128}
-}
-
 // usage is what -h prints after "usage: ".
 const usage = `git-remote-durable <remote> [<url>]
 

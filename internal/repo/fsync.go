@@ -173,15 +173,9 @@ func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 			ignored = append(ignored, fmt.Sprintf("the unknown core.fsync component '%s'", u))
 		}
 	}
-	method, methodSet := platformMethod(), false
-	if hasMethod {
-		switch methodEntry.Value {
-		case "fsync", "writeout-only", "batch":
-			method, methodSet = methodEntry.Value, true
-		default:
-			warn(fmt.Sprintf("ignoring unknown core.fsyncMethod value '%s'", methodEntry.Value))
-			ignored = append(ignored, fmt.Sprintf("the unknown core.fsyncMethod value '%s'", methodEntry.Value))
-		}
+	method, methodSet := fsyncMethod(methodEntry, hasMethod, warn)
+	if hasMethod && !methodSet {
+		ignored = append(ignored, fmt.Sprintf("the unknown core.fsyncMethod value '%s'", methodEntry.Value))
 	}
 	objectFiles := false
 	if hasObjectFiles {
@@ -243,6 +237,20 @@ func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 	p.unsynced = fmt.Sprintf("%s %s set but core.fsync is not, and git's default core.fsync leaves out loose-object",
 		strings.Join(set, " and "), map[bool]string{true: "are", false: "is"}[len(set) > 1])
 	return p, nil
+}
+
+// fsyncMethod is core.fsyncMethod (e, when has) where it names a method,
+// and whether it does; else the platform's default, with git's warning.
+func fsyncMethod(e Entry, has bool, warn func(string)) (string, bool) {
+	if !has {
+		return platformMethod(), false
+	}
+	switch e.Value {
+	case "fsync", "writeout-only", "batch":
+		return e.Value, true
+	}
+	warn(fmt.Sprintf("ignoring unknown core.fsyncMethod value '%s'", e.Value))
+	return platformMethod(), false
 }
 
 // durablePlan is fsyncPlan's durable reading of the parsed settings.
