@@ -1,7 +1,9 @@
 package pack
 
 import (
+	"bytes"
 	"encoding/binary"
+	"io"
 )
 
 // HeaderSize is the length of the header that starts every pack.
@@ -27,4 +29,16 @@ func AppendHeader(dst []byte, h Header) []byte {
 	dst = append(dst, "PACK"...)
 	dst = binary.BigEndian.AppendUint32(dst, h.Version)
 	return binary.BigEndian.AppendUint32(dst, h.Count)
+}
+
+// PeekHeader reads the header at the start of the stream r and returns it
+// with a reader that still yields the whole stream, header included: for a
+// choice made before the pack is read (keep it or explode it). A bad or
+// short header is ParseHeader's error, left for the pack's reader to meet
+// again.
+func PeekHeader(r io.Reader) (Header, io.Reader, error) {
+	var b [HeaderSize]byte
+	n, _ := io.ReadFull(r, b[:])
+	h, err := ParseHeader(b[:n])
+	return h, io.MultiReader(bytes.NewReader(b[:n]), r), err
 }

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"bytes"
 	"io"
 	"strings"
 
@@ -29,14 +28,11 @@ const gitUnpackLimit = 100
 // objects (transfer.unpackLimit; git's default 100, 0 never); else the
 // .promisor is index-pack's, empty.
 func (h *helper) promisorText(in io.Reader, c repo.Config) (io.Reader, string, error) {
-	var b [pack.HeaderSize]byte
-	n, _ := io.ReadFull(in, b[:])
-	in = io.MultiReader(bytes.NewReader(b[:n]), in)
+	hdr, in, herr := pack.PeekHeader(in)
 	limit, err := unpackLimitOr(c, gitUnpackLimit)
 	if err != nil {
 		return nil, "", err
 	}
-	hdr, herr := pack.ParseHeader(b[:n])
 	if !h.set.cloning && (herr != nil || limit == 0 || hdr.Count < limit) {
 		return in, "", nil // a bad header fails in the unpacker
 	}

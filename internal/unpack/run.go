@@ -1,7 +1,6 @@
 package unpack
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -110,10 +109,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	opts = opts.withDefaults()
 	if opts.Keep != nil && opts.UnpackLimit > 0 {
 		// git's choice: explode a pack of fewer objects than the limit.
-		var b [pack.HeaderSize]byte
-		n, _ := io.ReadFull(in, b[:])
-		in = io.MultiReader(bytes.NewReader(b[:n]), in)
-		if hdr, err := pack.ParseHeader(b[:n]); err == nil && hdr.Count < opts.UnpackLimit {
+		var hdr pack.Header
+		var err error
+		if hdr, in, err = pack.PeekHeader(in); err == nil && hdr.Count < opts.UnpackLimit {
 			opts.Keep = nil
 		}
 	}
