@@ -149,3 +149,34 @@ func Tick(env []string, i int) []string {
 	d := fmt.Sprintf("%d +0000", 1700000000+i*60)
 	return append(append([]string{}, env...), "GIT_AUTHOR_DATE="+d, "GIT_COMMITTER_DATE="+d)
 }
+
+// Sealed sets this process's environment to Env's (for the git that the
+// code under test runs itself), with extra entries and GIT_DIR set to
+// gitDir, or unset when it is empty, and returns Env's list for the
+// commands of the test. PATH stays the process's.
+func Sealed(t *testing.T, gitDir string, extra ...string) []string {
+	t.Helper()
+	Need(t)
+	env := Env(t, extra...)
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k != "PATH" {
+			t.Setenv(k, v)
+		}
+	}
+	t.Setenv("GIT_DIR", gitDir)
+	if gitDir == "" {
+		os.Unsetenv("GIT_DIR")
+	}
+	return env
+}
+
+// Advertisement is a protocol v0 ref advertisement: each line a pkt-line,
+// then a flush.
+func Advertisement(lines ...string) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%04x%s", len(l)+4, l)
+	}
+	b.WriteString("0000")
+	return b.Bytes()
+}

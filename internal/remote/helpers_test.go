@@ -13,25 +13,11 @@ import (
 	"github.com/git-durable/git-durable/internal/upstream"
 )
 
-// sealed sets the process environment to gittest's sealed one (the helper
-// runs git, which reads it), with GIT_DIR set to gitDir, or unset when it
-// is empty, and returns it as a list for gittest's commands. The batch
-// scheme is forced: the tests check its counters in temporary directories,
-// whatever filesystem those are on.
+// sealed is gittest.Sealed (the helper runs git, which reads the
+// process's environment), with the batch scheme forced: the tests check its
+// counters in temporary directories, whatever filesystem those are on.
 func sealed(t *testing.T, gitDir string) []string {
-	t.Helper()
-	gittest.Need(t)
-	env := gittest.Env(t, "GIT_DURABLE_FORCE_BATCH=1")
-	for _, kv := range env {
-		if k, v, _ := strings.Cut(kv, "="); k != "PATH" {
-			t.Setenv(k, v)
-		}
-	}
-	t.Setenv("GIT_DIR", gitDir)
-	if gitDir == "" {
-		os.Unsetenv("GIT_DIR")
-	}
-	return env
+	return gittest.Sealed(t, gitDir, "GIT_DURABLE_FORCE_BATCH=1")
 }
 
 // session is one run of the helper's dialogue in memory.

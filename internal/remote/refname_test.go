@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v6/plumbing/format/pktline"
-
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -103,18 +102,7 @@ func TestPrintable(t *testing.T) {
 var helperLine = regexp.MustCompile(`^(?:[0-9a-f]{40} (refs/[^\x00-\x20\x7f]+?)(?:\^\{\})?|[0-9a-f]{40} HEAD|@(refs/[^\x00-\x20\x7f]+) HEAD)$`)
 
 // advertisement builds a v0 ref advertisement of pkt-lines.
-func advertisement(t testing.TB, lines ...string) []byte {
-	var b bytes.Buffer
-	for _, l := range lines {
-		if _, err := pktline.WriteString(&b, l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pktline.WriteFlush(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func advertisement(t testing.TB, lines ...string) []byte { return gittest.Advertisement(lines...) }
 
 // listOf decodes an advertisement into maps and returns what writeRefs
 // prints and the names it refused.
