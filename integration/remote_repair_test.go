@@ -53,7 +53,9 @@ func TestRemoteRepairs(t *testing.T) {
 	// --refetch: no haves, every object again, kept as a pack (more than
 	// git's unpack limit), as git's refetch keeps it.
 	all := strings.Count(gittest.Git(t, env, dir, "rev-list", "--objects", "main"), "\n")
-	c, stats = durable(t, env, ours, "fetch", "--refetch", "origin", "main")
+	// (git repacks after a refetch: not in the background, which would
+	// outlive the test.)
+	c, stats = durable(t, env, ours, "-c", "gc.autoDetach=false", "fetch", "--refetch", "origin", "main")
 	mustRun(t, c, "fetch --refetch")
 	if len(stats) != 1 || stats[0].Objects < all || stats[0].Pack == "" {
 		t.Fatalf("refetch: %+v, want at least %d objects in a kept pack", stats, all)

@@ -129,12 +129,13 @@ func sha256Scenario(t *testing.T, env []string, up sha256Up) {
 
 	// fetch.unpackLimit=1: the pack is kept, and its index is SHA-256's.
 	advance(t, env, up.dir, 2, "v101")
+	before := len(packsOf(t, ours)) // the clone's
 	c, stats = durable(t, env, ours, "-c", "fetch.unpackLimit=1", "fetch")
 	mustRun(t, c, "fetch kept as a pack")
 	gittest.Git(t, env, theirs, "fetch", "-q")
 	checkBatches(t, stats)
-	if packs := packsOf(t, ours); len(packs) != 1 || len(stats) != 1 || stats[0].Pack == "" {
-		t.Fatalf("packs %v, stats %+v", packs, stats)
+	if packs := packsOf(t, ours); len(packs) != before+1 || len(stats) != 1 || stats[0].Pack == "" {
+		t.Fatalf("packs %v (%d before), stats %+v", packs, before, stats)
 	}
 	if a, b := gittest.Objects(t, env, theirs), gittest.Objects(t, env, ours); a != b || refs(t, env, ours) != refs(t, env, theirs) {
 		t.Fatalf("after the kept pack: objects or refs differ: %s", firstDiff(a, b))
