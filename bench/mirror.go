@@ -63,6 +63,9 @@ func mirrorRows(r *runner, c realConfig, spec string, steps int, sweep []int) er
 	if m.shim, err = helperShim(dir, c.helper); err != nil {
 		return err
 	}
+	if base, err = gitOut(c.repo, "rev-parse", "--verify", base+"^{commit}"); err != nil {
+		return err
+	}
 	m.up = filepath.Join(dir, "up.git")
 	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + base}}); err != nil {
 		return err
@@ -107,6 +110,7 @@ func (m *mirrorBench) git(v mirrorVariant, dir string, args ...string) *exec.Cmd
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+m.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GIT_DURABLE_BENCH_RSS="+filepath.Join(filepath.Dir(m.shim), "helper-rss.txt"), // the shim's (helperShim)
 		"GIT_CONFIG_PARAMETERS="+configParams(append([]string{"gc.auto=0", "maintenance.auto=false"}, v.config...)))
 	if m.r.force {
 		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
