@@ -174,7 +174,20 @@ const maxRecent = 256
 // claimed: the upstream sends everything, and the unpacker repairs what is
 // broken.
 func (h *helper) localHaves() []object.ID {
+	// rev-list's own order (newest commit date first) stops after
+	// maxRecent commits; --date-order would walk the whole history first.
+	// Both walks run at once: each is a git process's start.
+	type walk struct {
+		out []byte
+		err error
+	}
+	recentc := make(chan walk, 1)
+	go func() {
+		out, err := repo.Git(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
+		recentc <- walk{out, err}
+	}()
 	tips, err := repo.Git(h.ctx, nil, "rev-list", "--no-walk", "--all")
+	recentWalk := <-recentc
 	if err != nil {
 		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
 		return nil
@@ -183,9 +196,7 @@ func (h *helper) localHaves() []object.ID {
 	if len(haves) == 0 {
 		return nil
 	}
-	// rev-list's own order (newest commit date first) stops after
-	// maxRecent commits; --date-order would walk the whole history first.
-	recent, err := repo.Git(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
+	recent, err := recentWalk.out, recentWalk.err
 	if err != nil {
 		return haves // the tips are sound
 	}
