@@ -131,13 +131,12 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 // objects are (what the syncs of that cost). Unless the pack is known to
 // be connected, git's connectivity check runs first, while the session
 // can still heal what the check reads broken (healCheck); not for a
-// deepening, whose check would need the new boundary, nor where the sweep
-// of this boot left nothing broken (the check could meet nothing to heal).
+// deepening, whose check would need the new boundary.
 func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) (batch.Stats, error) {
 	if err := pack.Drain(); err != nil {
 		return batch.Stats{}, err
 	}
-	if !connected && !pack.Deepened && !h.whole {
+	if !connected && !pack.Deepened {
 		h.healCheck(up, tips)
 	}
 	if err := pack.Finish(); err != nil {

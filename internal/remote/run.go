@@ -60,7 +60,6 @@ type helper struct {
 	// then.
 	refDirs map[string]time.Time
 	swept   int    // loose objects the session checked (sweep)
-	whole   bool   // the sweep of this boot left no broken loose object
 	settled int    // files of the repository settle made durable
 	op      string // fetch, push or list: what git asked for
 	started time.Time

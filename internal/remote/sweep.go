@@ -84,9 +84,6 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for _, id := range left {
 		fmt.Fprintf(h.errw, "warning: %s\n", h.lost(r.ObjectDir, id, up.ByID()))
 	}
-	// Nothing a crash broke is left: a read of the repository cannot meet a
-	// broken loose object during this boot (see afterPack).
-	h.whole = now != "" && len(left) == 0
 	if now != "" && (now != rec.boot || !sameIDs(left, rec.broken)) {
 		writeSweep(path, sweepRecord{boot: now, broken: left, types: h.brokenType})
 	}
