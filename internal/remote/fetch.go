@@ -111,7 +111,8 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	if err != nil {
 		return received{}, err
 	}
-	synced, err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected)
+	synced, connected, err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected)
+	rcv.connected = connected
 	rcv.stats.WriteoutOnly += synced.WriteoutOnly
 	rcv.stats.HardwareFlush += synced.HardwareFlush
 	h.account(rcv.stats, err)
@@ -131,18 +132,21 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 // objects are (what the syncs of that cost). Unless the pack is known to
 // be connected, git's connectivity check runs first, while the session
 // can still heal what the check reads broken (healCheck); not for a
-// deepening, whose check would need the new boundary.
-func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) (batch.Stats, error) {
+// deepening, whose check would need the new boundary. It returns whether
+// the objects are known to be connected (by the unpacker's closure, or by
+// that check: git need not run it again).
+func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) (batch.Stats, bool, error) {
 	if err := pack.Drain(); err != nil {
-		return batch.Stats{}, err
+		return batch.Stats{}, false, err
 	}
 	if !connected && !pack.Deepened {
-		h.healCheck(up, tips)
+		connected = h.healCheck(up, tips)
 	}
 	if err := pack.Finish(); err != nil {
-		return batch.Stats{}, err
+		return batch.Stats{}, false, err
 	}
-	return h.updateShallow(gitDir, shallow, pack, tips)
+	st, err := h.updateShallow(gitDir, shallow, pack, tips)
+	return st, connected, err
 }
 
 // without returns ids minus those in drop. git asks only for refs it does

@@ -95,15 +95,16 @@ func checkArgs(partial bool) []string {
 }
 
 // healCheck runs git's connectivity check of tips before git does, where
-// up can heal what it reads broken (see healReads); elsewhere it leaves
-// the check to git, whose failure is then git's own.
-func (h *helper) healCheck(up *upstream.Upload, tips []object.ID) {
+// up can heal what it reads broken (see healReads), and reports whether it
+// passed: then git is told so (connectivity-ok) and does not run it again.
+// Elsewhere it leaves the check to git, whose failure is then git's own.
+func (h *helper) healCheck(up *upstream.Upload, tips []object.ID) bool {
 	if !up.ByID() {
-		return
+		return false
 	}
 	r, err := h.repository()
 	if err != nil {
-		return
+		return false
 	}
 	var in []byte
 	for _, id := range tips {
@@ -111,5 +112,6 @@ func (h *helper) healCheck(up *upstream.Upload, tips []object.ID) {
 	}
 	partial := h.set.promisor() || r.Config.Has("extensions.partialclone")
 	session := func() (*upstream.Upload, error) { return up, nil }
-	h.healReads(session, in, checkArgs(partial)...) // git's own check reports what is left
+	_, err = h.healReads(session, in, checkArgs(partial)...) // else git's own check reports what is left
+	return err == nil
 }
