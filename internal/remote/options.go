@@ -49,74 +49,82 @@ func (h *helper) option(arg string) string {
 			value = v
 		}
 	}
-	flag := func(dst *bool) string {
-		if !hasValue {
-			*dst = true
-			return "ok"
-		}
-		switch value {
-		case "true":
-			*dst = true
-		case "false":
-			*dst = false
-		default:
-			return "error invalid value '" + value + "' for " + name
+	if field, ok := boolOptions[name]; ok {
+		return setFlag(field(&h.set), name, value, hasValue)
+	}
+	if why, ok := h.valueOption(name, value, hasValue); ok {
+		if why != "" {
+			return "error " + why
 		}
 		return "ok"
 	}
+	return "unsupported"
+}
+
+// boolOptions are the options that take "true", "false" or nothing (true).
+var boolOptions = map[string]func(*settings) *bool{
+	"progress":           func(s *settings) *bool { return &s.progress },
+	"deepen-relative":    func(s *settings) *bool { return &s.deepenRel },
+	"followtags":         func(s *settings) *bool { return &s.followTags },
+	"cloning":            func(s *settings) *bool { return &s.cloning },
+	"check-connectivity": func(s *settings) *bool { return &s.checkConn },
+	"update-shallow":     func(s *settings) *bool { return &s.updateShallow },
+	"refetch":            func(s *settings) *bool { return &s.refetch },
+	"dry-run":            func(s *settings) *bool { return &s.dryRun },
+	"force":              func(s *settings) *bool { return &s.force },
+	"atomic":             func(s *settings) *bool { return &s.atomic },
+}
+
+// setFlag sets a boolean option as git's remote helpers read one.
+func setFlag(dst *bool, name, value string, hasValue bool) string {
+	switch {
+	case !hasValue || value == "true":
+		*dst = true
+	case value == "false":
+		*dst = false
+	default:
+		return "error invalid value '" + value + "' for " + name
+	}
+	return "ok"
+}
+
+// valueOption sets one of the options that carry a value. ok is false for
+// a name it does not know; why is what is wrong with the value, or "".
+func (h *helper) valueOption(name, value string, hasValue bool) (why string, ok bool) {
 	s := &h.set
 	switch name {
-	case "progress":
-		return flag(&s.progress)
 	case "verbosity":
 		n, err := strconv.Atoi(value)
 		if err != nil {
-			return "error invalid verbosity '" + value + "'"
+			return "invalid verbosity '" + value + "'", true
 		}
 		s.verbosity = n
-		return "ok"
 	case "depth":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
-			return "error invalid depth '" + value + "'"
+			return "invalid depth '" + value + "'", true
 		}
 		s.depth = n
-		return "ok"
 	case "deepen-since":
 		t, err := approxidate(h.ctx, value)
 		if err != nil {
-			return "error invalid date '" + value + "'"
+			return "invalid date '" + value + "'", true
 		}
 		s.deepenSince = t
-		return "ok"
 	case "deepen-not":
 		// One option a ref, as many as git was given; git cannot take
 		// them back (it starts another helper for the tags it follows).
 		if value == "" || strings.ContainsAny(value, "\n\x00") {
-			return "error invalid deepen-not " + strconv.Quote(value)
+			return "invalid deepen-not " + strconv.Quote(value), true
 		}
 		s.deepenNot = append(s.deepenNot, value)
-		return "ok"
-	case "deepen-relative":
-		return flag(&s.deepenRel)
-	case "followtags":
-		return flag(&s.followTags)
-	case "cloning":
-		return flag(&s.cloning)
-	case "check-connectivity":
-		return flag(&s.checkConn)
-	case "update-shallow":
-		return flag(&s.updateShallow)
-	case "refetch":
-		return flag(&s.refetch)
 	case "filter":
 		// git checked and expanded the spec; a line break would end the
 		// request's pkt-line early.
 		if value == "" || strings.ContainsAny(value, "\n\x00") {
-			return "error invalid filter-spec '" + value + "'"
+			return "invalid filter-spec '" + value + "'", true
 		}
 		s.filter = value
-		return "ok"
 	case "from-promisor":
 		// Not among git's boolean options: it comes as "1".
 		v, ok := repo.ParseBool(value)
@@ -124,39 +132,37 @@ func (h *helper) option(arg string) string {
 			v, ok = true, true
 		}
 		if !ok {
-			return "error invalid value '" + value + "' for " + name
+			return "invalid value '" + value + "' for " + name, true
 		}
 		s.fromPromisor = v
-		return "ok"
 	case "object-format":
 		// git up to 2.44 sends it bare, later git "true": list then names
 		// the upstream's format, whichever it is.
-		if !hasValue || value == "true" {
-			s.objectFormat = true
-			return "ok"
+		if hasValue && value != "true" {
+			return "unknown object-format option '" + value + "'", true
 		}
-		return "error unknown object-format option '" + value + "'"
-	case "dry-run":
-		return flag(&s.dryRun)
-	case "force":
-		return flag(&s.force)
-	case "atomic":
-		return flag(&s.atomic)
+		s.objectFormat = true
 	case "cas":
-		// --force-with-lease: "<ref>:<expected oid>"; answering unsupported
-		// would make git push without the lease.
-		ref, oid, ok := strings.Cut(value, ":")
-		id, err := object.ParseID(oid)
-		if !ok || err != nil {
-			return "error invalid cas '" + value + "'"
-		}
-		if s.cas == nil {
-			s.cas = map[string]object.ID{}
-		}
-		s.cas[ref] = id
-		return "ok"
+		return s.setCAS(value), true
+	default:
+		return "", false
 	}
-	return "unsupported"
+	return "", true
+}
+
+// setCAS takes one --force-with-lease: "<ref>:<expected oid>"; answering
+// unsupported would make git push without the lease.
+func (s *settings) setCAS(value string) string {
+	ref, oid, ok := strings.Cut(value, ":")
+	id, err := object.ParseID(oid)
+	if !ok || err != nil {
+		return "invalid cas '" + value + "'"
+	}
+	if s.cas == nil {
+		s.cas = map[string]object.ID{}
+	}
+	s.cas[ref] = id
+	return ""
 }
 
 // approxidate reads a date the way git does for --shallow-since, by asking
