@@ -18,113 +18,149 @@ import (
 // pack through the transaction (.keep, .promisor, .pack, .rev, then the .idx
 // that makes it visible). It returns the pack's checksum and the .keep it published.
 func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, err error) {
-	d.mu.Lock()
-	if d.err == nil {
-		d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), d.buf.Flush())
-	}
-	err = d.err
-	d.mu.Unlock()
-	if err != nil {
-		d.discard()
-		return nil, "", err
-	}
-	thin := d.entries.thinBases()
-	entries := d.entries.takeIndexEntries()
-	var file batch.File
-	if len(thin) == 0 {
-		file, sum = d.file, make([]byte, d.fmt.Size())
-		_, err = d.in.ReadAt(sum, size-int64(len(sum)))
-		d.in.Close()
-		if err != nil {
-			d.discard()
-		}
-	} else {
-		var added []pack.IndexEntry
-		file, sum, added, err = d.complete(size, thin, keep.Compression)
-		entries = append(entries, added...)
-		d.discard() // the received pack; complete removed its own file on failure
-	}
+	file, sum, entries, err := d.flushed(size, keep.Compression)
 	if err != nil {
 		return nil, "", err
 	}
 	files := []loose.PackFile{{Ext: "pack", File: file}}
-	// Until PublishPack takes them over, a failure removes every file.
-	abort := func(err error) ([]byte, string, error) {
+	files, err = d.indexFiles(files, sum, entries, keep)
+	if err != nil {
+		// Until PublishPack takes them over, a failure removes every file.
 		for _, f := range files {
 			f.File.Close()
 			d.store.FS().Remove(f.File.Name())
 		}
 		return nil, "", err
 	}
-	pack.SortIndexEntries(entries)
-	// The index files go to their temporary files as they are made: a
-	// buffer would hold a second copy of the largest of them.
-	index := func(w io.Writer) error {
-		_, err := pack.WriteIndex(w, entries, sum, d.fmt)
-		return err
-	}
-	rev := func(w io.Writer) error { return pack.WriteReverseIndex(w, entries, sum, d.fmt) }
-	small := func(data string) func(io.Writer) error {
-		return func(w io.Writer) error {
-			_, err := io.WriteString(w, data)
-			return err
-		}
-	}
-	type made struct {
-		ext   string
-		write func(io.Writer) error
-	}
-	contents := []made{{"idx", index}, {"rev", rev}}
-	if keep.File {
-		msg := ""
-		if keep.Message != "" {
-			msg = keep.Message + "\n"
-		}
-		contents = append(contents, made{"keep", small(msg)})
-	}
-	if keep.Promisor {
-		contents = append(contents, made{"promisor", small(keep.PromisorText)})
-	}
-	for _, c := range contents {
-		f, err := d.store.CreatePackTemp(d.tx, c.ext)
-		if err != nil {
-			if c.ext == "keep" || c.ext == "promisor" { // git writes them under their names
-				return abort(packWriteErr(c.ext, loose.StageCreate, d.store.PackPath(sum, c.ext), err))
-			}
-			return abort(createErr(d.store, c.ext, err))
-		}
-		files = append(files, loose.PackFile{Ext: c.ext, File: f})
-		w := &writeErr{w: f}
-		bw := bufio.NewWriterSize(w, 64<<10)
-		err = c.write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if w.err != nil {
-			return abort(packWriteErr(c.ext, loose.StageWrite, f.Name(), w.err))
-		}
-		if err != nil {
-			return abort(err)
-		}
-	}
 	existed, err := d.store.PublishPack(d.tx, sum, files)
 	if err != nil {
-		var ce *batch.CommitError
-		if errors.As(err, &ce) {
-			// The final name pack-<sum>.<ext>, or a temporary file
-			// tmp_<ext>_XXXXXX.
-			ext := strings.TrimPrefix(filepath.Ext(ce.Path), ".")
-			if b, ok := strings.CutPrefix(filepath.Base(ce.Path), "tmp_"); ok {
-				ext, _, _ = strings.Cut(b, "_")
-			}
-			err = packWriteErr(ext, loose.StagePublish, ce.Path, err)
-		}
-		return nil, "", err
+		return nil, "", publishErr(err)
 	}
 	if keep.File && !existed {
 		keepPath = d.store.PackPath(sum, "keep")
 	}
 	return sum, keepPath, nil
+}
+
+// flushed flushes the received pack and returns the pack to publish (the
+// received one, or a new one completed with a thin pack's bases), its
+// checksum and its sorted index entries.
+func (d *packDest) flushed(size int64, level int) (batch.File, []byte, []pack.IndexEntry, error) {
+	d.mu.Lock()
+	if d.err == nil {
+		d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), d.buf.Flush())
+	}
+	err := d.err
+	d.mu.Unlock()
+	if err != nil {
+		d.discard()
+		return nil, nil, nil, err
+	}
+	thin := d.entries.thinBases()
+	entries := d.entries.takeIndexEntries()
+	var file batch.File
+	var sum []byte
+	if len(thin) == 0 {
+		file, sum = d.file, make([]byte, d.fmt.Size())
+		_, err = d.in.ReadAt(sum, size-int64(len(sum)))
+		d.in.Close()
+		if err != nil {
+			d.discard()
+			return nil, nil, nil, err
+		}
+	} else {
+		var added []pack.IndexEntry
+		file, sum, added, err = d.complete(size, thin, level)
+		entries = append(entries, added...)
+		d.discard() // the received pack; complete removed its own file on failure
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	pack.SortIndexEntries(entries)
+	return file, sum, entries, nil
+}
+
+// indexed is one file written beside a pack: its extension and its
+// content, written straight to its temporary file (a buffer would hold a
+// second copy of the largest index).
+type indexed struct {
+	ext   string
+	write func(io.Writer) error
+}
+
+// indexFiles writes the .idx, the .rev and what keep asks for (.keep,
+// .promisor) to temporary files and returns files with them appended;
+// on failure, files holds every file made so far.
+func (d *packDest) indexFiles(files []loose.PackFile, sum []byte, entries []pack.IndexEntry, keep *Keep) ([]loose.PackFile, error) {
+	contents := []indexed{
+		{"idx", func(w io.Writer) error {
+			_, err := pack.WriteIndex(w, entries, sum, d.fmt)
+			return err
+		}},
+		{"rev", func(w io.Writer) error { return pack.WriteReverseIndex(w, entries, sum, d.fmt) }},
+	}
+	if keep.File {
+		msg := ""
+		if keep.Message != "" {
+			msg = keep.Message + "\n"
+		}
+		contents = append(contents, indexed{"keep", writeString(msg)})
+	}
+	if keep.Promisor {
+		contents = append(contents, indexed{"promisor", writeString(keep.PromisorText)})
+	}
+	for _, c := range contents {
+		f, err := d.store.CreatePackTemp(d.tx, c.ext)
+		if err != nil {
+			if c.ext == "keep" || c.ext == "promisor" { // git writes them under their names
+				return files, packWriteErr(c.ext, loose.StageCreate, d.store.PackPath(sum, c.ext), err)
+			}
+			return files, createErr(d.store, c.ext, err)
+		}
+		files = append(files, loose.PackFile{Ext: c.ext, File: f})
+		if err := writeBuffered(f, c); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// writeBuffered writes c's content to f through a buffer, telling a failed
+// write of f from a refusal of what was to be written.
+func writeBuffered(f batch.File, c indexed) error {
+	w := &writeErr{w: f}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := c.write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if w.err != nil {
+		return packWriteErr(c.ext, loose.StageWrite, f.Name(), w.err)
+	}
+	return err
+}
+
+// writeString is a content of a few bytes.
+func writeString(data string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := io.WriteString(w, data)
+		return err
+	}
+}
+
+// publishErr names the file a failed publication of a pack was at: the
+// final name pack-<sum>.<ext>, or a temporary file tmp_<ext>_XXXXXX.
+func publishErr(err error) error {
+	var ce *batch.CommitError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	ext := strings.TrimPrefix(filepath.Ext(ce.Path), ".")
+	if b, ok := strings.CutPrefix(filepath.Base(ce.Path), "tmp_"); ok {
+		ext, _, _ = strings.Cut(b, "_")
+	}
+	return packWriteErr(ext, loose.StagePublish, ce.Path, err)
 }
 
 // complete writes a new temporary pack: the received one completed with
