@@ -16,46 +16,7 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// entry is what is kept of each pack entry for the whole run.
-// Its id is in the table, beside it (table.id).
-type entry struct {
-	off  int64
-	typ  object.Type // the resolved object's type, once done
-	done bool
-	// later: a delta put off to the second pass (see later.go); needed
-	// marks it and its bases there.
-	later, needed bool
-	// flight: its job went to the workers; counted: a delta waiting for
-	// a base in flight (see lead.go).
-	flight, counted bool
-	crc             uint32 // of the raw entry, when the pack is kept
-	base            int32  // a delta's base entry; fullObject, or baseOutside
-}
-
-// The base of an entry that is not a delta of another entry.
-const (
-	fullObject  = -1 // the entry is no delta
-	baseOutside = -2 // a delta whose base is no entry (yet): the store's, or awaited
-)
-
-// job is one unit of work for a worker: a full object to hash and write, or
-// a delta to apply to a base that is done (entry base, or the external
-// object baseID when base < 0).
-type job struct {
-	idx    int32
-	typ    object.Type // full object; Bad for a delta
-	data   []byte      // object data, or delta payload
-	base   int32
-	baseID object.ID
-	// spilled: data was dropped while the delta waited (see park), and is
-	// in the kept pack, or at spillAt in the spill file.
-	spilled bool
-	spillAt int64
-	// tree: the job is the second pass over the deltas put off in the
-	// subtree of entry idx (see later.go).
-	tree *walk
-}
-
+// unpacker is one run: the reader, the workers and the destination share it.
 type unpacker struct {
 	ctx   context.Context
 	opts  Options
@@ -122,6 +83,23 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.Keep != nil && opts.PackPolicy != nil {
 		policy = opts.PackPolicy
 	}
+	u := newUnpacker(ctx, store, policy, opts)
+	defer context.AfterFunc(ctx, func() {
+		u.mu.Lock()
+		u.lead.wake.Broadcast()
+		u.mu.Unlock()
+	})()
+	ld, pd, err := u.openDest(&ropts)
+	if err != nil {
+		return Result{Kept: true}, errors.Join(err, u.tx.End())
+	}
+	r := pack.NewReader(in, ropts)
+	err = u.drive(r, ld)
+	return u.result(r, ld, pd, err)
+}
+
+// newUnpacker is a run's state before the first entry.
+func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, opts Options) *unpacker {
 	u := &unpacker{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(store.Format()), external: map[object.ID]bool{},
@@ -129,41 +107,44 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
 	}
 	u.lead.wake = sync.NewCond(&u.mu)
-	defer context.AfterFunc(ctx, func() {
-		u.mu.Lock()
-		u.lead.wake.Broadcast()
-		u.mu.Unlock()
-	})()
-	var ld *looseDest
-	var pd *packDest
-	if opts.Keep == nil {
-		ld = newLooseDest(store, u.tx, u.fail, &u.work)
-		u.dest, u.spill = ld, newSpill(store, u.tx, u.fmt, &u.work)
+	return u
+}
+
+// openDest sets up where the objects go, loose objects or a kept pack
+// (one of ld and pd is nil), and what the reader must give it.
+func (u *unpacker) openDest(ropts *pack.ReaderOptions) (ld *looseDest, pd *packDest, err error) {
+	if u.opts.Keep == nil {
+		ld = newLooseDest(u.store, u.tx, u.fail, &u.work)
+		u.dest, u.spill = ld, newSpill(u.store, u.tx, u.fmt, &u.work)
 		u.reread = u.spill.reread
 	} else {
-		var err error
-		if pd, err = newPackDest(store, u.tx, u, &u.work); err != nil {
-			return Result{Kept: true}, errors.Join(err, u.tx.End())
+		if pd, err = newPackDest(u.store, u.tx, u, &u.work); err != nil {
+			return nil, nil, err
 		}
 		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
 		ropts.Tee = pd
-		if opts.Tee != nil {
-			ropts.Tee = io.MultiWriter(opts.Tee, pd)
+		if u.opts.Tee != nil {
+			ropts.Tee = io.MultiWriter(u.opts.Tee, pd)
 		}
 	}
 	switch {
-	case opts.Strict != nil && opts.Keep == nil:
+	case u.opts.Strict != nil && u.opts.Keep == nil:
 		u.held = newHeld(u.fmt)
-	case opts.Strict != nil:
-		u.check = newPackCheck(opts.Strict, u.fmt, opts.Messages)
+	case u.opts.Strict != nil:
+		u.check = newPackCheck(u.opts.Strict, u.fmt, u.opts.Messages)
 	}
-	r := pack.NewReader(in, ropts)
-	for w := 0; w < opts.Workers; w++ {
+	return ld, pd, nil
+}
+
+// drive reads the stream to its end with the workers, then runs the second
+// pass and the checks of the end (finish).
+func (u *unpacker) drive(r *pack.Reader, ld *looseDest) error {
+	for w := 0; w < u.opts.Workers; w++ {
 		go u.worker()
 	}
 	trailerErr := u.read(r)
 	u.dispatch()
-	if opts.Heal != nil && trailerErr == nil {
+	if u.opts.Heal != nil && trailerErr == nil {
 		u.heal()
 	}
 	u.wg.Wait()
@@ -181,13 +162,19 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	// The workers are gone and the checks done: the delta bases are not
 	// needed again, and the index files of a kept pack come next.
 	u.cache = nil
+	return err
+}
+
+// result publishes a kept pack, ends the transaction and says what the run
+// did.
+func (u *unpacker) result(r *pack.Reader, ld *looseDest, pd *packDest, err error) (Result, error) {
 	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone(), Kept: pd != nil}
 	if ld != nil {
 		res.Written -= ld.lost
 	}
 	if pd != nil && err == nil {
 		var sum []byte
-		sum, res.KeepPath, err = pd.finish(r.Offset(), opts.Keep)
+		sum, res.KeepPath, err = pd.finish(r.Offset(), u.opts.Keep)
 		res.Pack = hex.EncodeToString(sum)
 	} else if pd != nil {
 		pd.discard()
