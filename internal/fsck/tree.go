@@ -57,13 +57,18 @@ func decodeEntry(buf []byte, hashsz int) (e treeEntry, reason string) {
 	return e, ""
 }
 
+// treeFlags are what fsck_tree finds over all the entries of a tree and
+// reports once.
+type treeFlags struct {
+	hasNull, hasFullPath, hasEmpty, hasDot, hasDotdot, hasDotgit bool
+	hasZeroPad, hasBadMode, hasDup, unsorted                     bool
+}
+
 // checkTree checks a tree as git 2.39's fsck_tree does, and records the
 // blobs named .gitmodules and .gitattributes for Finish.
 func (o *Options) checkTree(r *reporter, data []byte, hashsz int) {
-	var hasNull, hasFullPath, hasEmpty, hasDot, hasDotdot, hasDotgit bool
-	var hasZeroPad, hasBadMode, hasDup, unsorted bool
 	const badTree = "cannot be parsed as a tree"
-
+	var f treeFlags
 	var cur treeEntry
 	if len(data) > 0 {
 		var why string
@@ -77,45 +82,8 @@ func (o *Options) checkTree(r *reporter, data []byte, hashsz int) {
 	for pos := 0; pos < len(data); {
 		e := cur
 		name, mode := e.name, e.mode16()
-		isLink := mode&modeTypeMask == modeSymlink
-		hasNull = hasNull || isNullOID(e.oid)
-		hasFullPath = hasFullPath || bytes.IndexByte(name, '/') >= 0
-		hasEmpty = hasEmpty || len(name) == 0
-		hasDot = hasDot || string(name) == "."
-		hasDotdot = hasDotdot || string(name) == ".."
-		hasDotgit = hasDotgit || isDotGit(name)
-		hasZeroPad = hasZeroPad || e.zeroPad
-
-		if isDotGitmodules(name) {
-			o.foundModules(r, e, isLink)
-		}
-		if isDotGitattributes(name) {
-			if !isLink {
-				o.attrsFound = addID(o.attrsFound, e.oid)
-			} else {
-				r.report(msgGitattributesSymlink, ".gitattributes is a symlink")
-			}
-		}
-		if isLink {
-			if isDotGitignore(name) {
-				r.report(msgGitignoreSymlink, ".gitignore is a symlink")
-			}
-			if isDotMailmap(name) {
-				r.report(msgMailmapSymlink, ".mailmap is a symlink")
-			}
-		}
-		// Windows takes '\' as a directory separator.
-		for rest := name; ; {
-			bs := bytes.IndexByte(rest, '\\')
-			if bs < 0 {
-				break
-			}
-			rest = rest[bs+1:]
-			hasDotgit = hasDotgit || isNTFSDotGit(rest)
-			if isNTFSDot(rest, "gitmodules", "gi7eba") {
-				o.foundModules(r, e, isLink)
-			}
-		}
+		f.name(e)
+		o.specialNames(r, e, &f)
 
 		pos += e.size
 		if pos < len(data) {
@@ -129,38 +97,92 @@ func (o *Options) checkTree(r *reporter, data []byte, hashsz int) {
 		switch mode {
 		case modeReg | 0o755, modeReg | 0o644, modeSymlink, modeDir, modeGitlink:
 		default: // including 100664, which only non-strict fsck allows
-			hasBadMode = true
+			f.hasBadMode = true
 		}
 		if prev != nil {
 			switch verifyOrdered(prev.mode16(), prev.name, mode, name, &candidates) {
 			case treeUnordered:
-				unsorted = true
+				f.unsorted = true
 			case treeHasDups:
-				hasDup = true
+				f.hasDup = true
 			}
 		}
 		prev = &e
 	}
+	f.report(r)
+}
 
+// name notes what is wrong with an entry's name and object id.
+func (f *treeFlags) name(e treeEntry) {
+	name := e.name
+	f.hasNull = f.hasNull || isNullOID(e.oid)
+	f.hasFullPath = f.hasFullPath || bytes.IndexByte(name, '/') >= 0
+	f.hasEmpty = f.hasEmpty || len(name) == 0
+	f.hasDot = f.hasDot || string(name) == "."
+	f.hasDotdot = f.hasDotdot || string(name) == ".."
+	f.hasDotgit = f.hasDotgit || isDotGit(name)
+	f.hasZeroPad = f.hasZeroPad || e.zeroPad
+}
+
+// specialNames records .gitmodules and .gitattributes blobs and reports
+// those files, .gitignore and .mailmap as symlinks, under every spelling
+// git knows of (NTFS's included).
+func (o *Options) specialNames(r *reporter, e treeEntry, f *treeFlags) {
+	name := e.name
+	isLink := e.mode16()&modeTypeMask == modeSymlink
+	if isDotGitmodules(name) {
+		o.foundModules(r, e, isLink)
+	}
+	if isDotGitattributes(name) {
+		if !isLink {
+			o.attrsFound = addID(o.attrsFound, e.oid)
+		} else {
+			r.report(msgGitattributesSymlink, ".gitattributes is a symlink")
+		}
+	}
+	if isLink {
+		if isDotGitignore(name) {
+			r.report(msgGitignoreSymlink, ".gitignore is a symlink")
+		}
+		if isDotMailmap(name) {
+			r.report(msgMailmapSymlink, ".mailmap is a symlink")
+		}
+	}
+	// Windows takes '\' as a directory separator.
+	for rest := name; ; {
+		bs := bytes.IndexByte(rest, '\\')
+		if bs < 0 {
+			break
+		}
+		rest = rest[bs+1:]
+		f.hasDotgit = f.hasDotgit || isNTFSDotGit(rest)
+		if isNTFSDot(rest, "gitmodules", "gi7eba") {
+			o.foundModules(r, e, isLink)
+		}
+	}
+}
+
+// report reports each flag set, in fsck_tree's order.
+func (f *treeFlags) report(r *reporter) {
 	flags := []struct {
 		set  bool
 		msg  msgID
 		text string
 	}{
-		{hasNull, msgNullSha1, "contains entries pointing to null sha1"},
-		{hasFullPath, msgFullPathname, "contains full pathnames"},
-		{hasEmpty, msgEmptyName, "contains empty pathname"},
-		{hasDot, msgHasDot, "contains '.'"},
-		{hasDotdot, msgHasDotdot, "contains '..'"},
-		{hasDotgit, msgHasDotgit, "contains '.git'"},
-		{hasZeroPad, msgZeroPaddedFilemode, "contains zero-padded file modes"},
-		{hasBadMode, msgBadFilemode, "contains bad file modes"},
-		{hasDup, msgDuplicateEntries, "contains duplicate file entries"},
-		{unsorted, msgTreeNotSorted, "not properly sorted"},
+		{f.hasNull, msgNullSha1, "contains entries pointing to null sha1"},
+		{f.hasFullPath, msgFullPathname, "contains full pathnames"},
+		{f.hasEmpty, msgEmptyName, "contains empty pathname"},
+		{f.hasDot, msgHasDot, "contains '.'"},
+		{f.hasDotdot, msgHasDotdot, "contains '..'"},
+		{f.hasDotgit, msgHasDotgit, "contains '.git'"},
+		{f.hasZeroPad, msgZeroPaddedFilemode, "contains zero-padded file modes"},
+		{f.hasBadMode, msgBadFilemode, "contains bad file modes"},
+		{f.hasDup, msgDuplicateEntries, "contains duplicate file entries"},
+		{f.unsorted, msgTreeNotSorted, "not properly sorted"},
 	}
-	for _, f := range flags {
-		if f.set {
-			r.report(f.msg, f.text)
+	for _, fl := range flags {
+		if fl.set {
+			r.report(fl.msg, fl.text)
 		}
 	}
 }
