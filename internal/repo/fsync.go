@@ -160,7 +160,7 @@ type syncPlan struct {
 func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 	fsync, hasFsync := c.Get("core.fsync")
 	methodEntry, hasMethod := c.Get("core.fsyncMethod")
-	objectEntry, hasObjectFiles := c.Get("core.fsyncObjectFiles")
+	_, hasObjectFiles := c.Get("core.fsyncObjectFiles")
 	if !hasFsync && !hasMethod && !hasObjectFiles {
 		return syncPlan{loose: batch.Batch, pack: batch.Batch}, nil
 	}
@@ -188,6 +188,15 @@ func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 	if durable {
 		return durablePlan(components, dropped, objectFiles, hasObjectFiles, method, methodSet, ignored), nil
 	}
+	p := gitPlan(components, objectFiles, method)
+	if p.loose == batch.None && !dropped {
+		p.explainUnsynced(c, known)
+	}
+	return p, nil
+}
+
+// gitPlan is git's own reading of the parsed settings.
+func gitPlan(components int, objectFiles bool, method string) syncPlan {
 	// close_loose_object: the batch path needs the component and the
 	// method; otherwise fsyncObjectFiles or the component sync each object
 	// with the method, where batch means a full flush.
@@ -208,35 +217,33 @@ func (c Config) fsyncPlan(warn func(string), durable bool) (syncPlan, error) {
 	if p.pack == batch.None && components&compPack != 0 {
 		p.pack, _ = batch.ParseMethod(method)
 	}
-	if p.loose != batch.None || dropped {
-		return p, nil
-	}
+	return p
+}
+
+// explainUnsynced says which setting left loose objects unsynced although
+// nobody took them away, and the fix: known are the core.fsync components
+// git knew, so that the hint never repeats a typo of the user's.
+func (p *syncPlan) explainUnsynced(c Config, known []string) {
 	p.fixValue = "loose-object"
-	if hasFsync {
+	if fsync, ok := c.Get("core.fsync"); ok {
 		p.unsynced = fmt.Sprintf("core.fsync=%s does not name loose-object", fsync.Value)
 		p.fixScope = fsync.Scope
-		// The components git knew, never a typo of the user's.
 		if len(known) > 0 {
 			p.fixValue = strings.Join(known, ",") + ",loose-object"
 		}
-		return p, nil
+		return
 	}
 	var set []string
-	for _, e := range []struct {
-		name  string
-		entry Entry
-		ok    bool
-	}{{"core.fsyncMethod", methodEntry, hasMethod}, {"core.fsyncObjectFiles", objectEntry, hasObjectFiles}} {
-		if e.ok {
-			set = append(set, e.name+"="+e.entry.Value)
+	for _, name := range []string{"core.fsyncMethod", "core.fsyncObjectFiles"} {
+		if e, ok := c.Get(name); ok {
+			set = append(set, name+"="+e.Value)
 			if p.fixScope == "" {
-				p.fixScope = e.entry.Scope
+				p.fixScope = e.Scope
 			}
 		}
 	}
 	p.unsynced = fmt.Sprintf("%s %s set but core.fsync is not, and git's default core.fsync leaves out loose-object",
 		strings.Join(set, " and "), map[bool]string{true: "are", false: "is"}[len(set) > 1])
-	return p, nil
 }
 
 // fsyncMethod is core.fsyncMethod (e, when has) where it names a method,
