@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/fsck"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -45,14 +46,7 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	if err != nil {
 		return rcv, err
 	}
-	limit, err := unpackLimit(r.Config)
-	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
-		limit = 0 // a clone keeps its pack, as git's does
-	}
-	if err != nil {
-		return rcv, err
-	}
-	strict, err := fsckOptions(r.Config, r.Format, h.env.Getenv, h.errw)
+	limit, strict, err := h.checks(r)
 	if err != nil {
 		return rcv, err
 	}
@@ -63,9 +57,6 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	defer t.Close()
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
-	if h.set.promisor() && strict != nil {
-		strict.Promised = true
-	}
 	pack := in // what the unpacker reads: in, or a reader that peeked at its header
 	if loose {
 		opts.Keep = nil
@@ -86,11 +77,46 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 		opts.Progress = t.Progress(h.errw)
 	}
 	res, err := unpack.Run(h.ctx, pack, t.Store, t.Policy, opts)
+	if err = h.runErr(in, t, res, err); err != nil {
+		return rcv, err
+	}
+	rcv.stats = t.Stats(res)
+	t.Done()
+	rcv.lock = res.KeepPath
+	if cl != nil {
+		rcv.connected = cl.connected(wants)
+	}
+	return rcv, nil
+}
+
+// checks are the unpack limit and the fsck options of a fetch into r.
+func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err error) {
+	limit, err = unpackLimit(r.Config)
+	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
+		limit = 0 // a clone keeps its pack, as git's does
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	strict, err = fsckOptions(r.Config, r.Format, h.env.Getenv, h.errw)
+	if err != nil {
+		return 0, nil, err
+	}
+	if h.set.promisor() && strict != nil {
+		strict.Promised = true
+	}
+	return limit, strict, nil
+}
+
+// runErr is what a fetch reports of a run of the unpacker over in, with
+// its stats accounted: a connection cut mid-pack, junk after the pack, a
+// bad pack, or nil.
+func (h *helper) runErr(in io.Reader, t *target.Target, res unpack.Result, err error) error {
 	if p, ok := in.(*upstream.Pack); ok && err != nil {
 		if cut := p.Cut(err); cut != err {
 			// The connection went away mid-pack: not a bad pack.
 			h.account(t.Stats(res), cut)
-			return rcv, cut
+			return cut
 		}
 	}
 	if err == nil && len(res.Rest) > 0 {
@@ -100,20 +126,13 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 			os.Remove(res.KeepPath)
 		}
 		h.account(t.Stats(res), upstream.ErrJunk)
-		return rcv, upstream.ErrJunk
+		return upstream.ErrJunk
 	}
 	if err != nil {
 		h.account(t.Stats(res), err)
-		return rcv, &packError{err: err}
+		return &packError{err: err}
 	}
-	rcv.stats = t.Stats(res)
-	t.Done()
-	rcv.lock = res.KeepPath
-	if cl == nil {
-		return rcv, nil
-	}
-	rcv.connected = cl.connected(wants)
-	return rcv, nil
+	return nil
 }
 
 // unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's

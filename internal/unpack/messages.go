@@ -56,62 +56,11 @@ func errorLine(text string) Message { return Message{LevelError, text} }
 // failures print an error() line before the fatal one. It is the one place
 // that maps the unpacker's failures to git's words.
 func Describe(err error) (lines []Message, kind Kind) {
-	var (
-		te *pack.TypeError
-		ie *pack.InflateError
-		be *BaseError
-		de *DeltaError
-		se *StrictError
-		ve pack.VersionError
-		re *pack.ReadError
-		ce *CollisionError
-	)
-	switch {
-	case errors.As(err, &te), errors.As(err, &ie), errors.As(err, &be):
-		for _, l := range errorLines(err) {
-			lines = append(lines, errorLine(l))
-		}
-		return lines, Error
-	case errors.Is(err, ErrRecovered):
-		return nil, Error
-	case errors.As(err, &de):
-		var pre []Message
-		switch {
-		case errors.Is(err, pack.ErrDeltaOpcode):
-			pre = []Message{errorLine("unexpected delta opcode 0")}
-		case errors.Is(err, pack.ErrDeltaCorrupt):
-			pre = []Message{errorLine("delta replay has gone wild")}
-		case errors.Is(err, ErrExpansion):
-			pre = []Message{errorLine(de.Err.Error())}
-		}
-		return append(pre, fatal("failed to apply delta")), Fatal
-	case errors.As(err, &se):
-		for _, l := range se.Lines {
-			lines = append(lines, errorLine(l))
-		}
-		return append(lines, fatal(se.Msg)), Fatal
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return []Message{fatal("early EOF")}, Fatal
-	case errors.Is(err, pack.ErrSignature):
-		return []Message{fatal("bad pack file")}, Fatal
-	case errors.As(err, &ve):
-		return []Message{fatal(fmt.Sprintf("unknown pack file version %d", uint32(ve)))}, Fatal
-	case errors.Is(err, pack.ErrChecksum):
-		return []Message{fatal("final sha1 did not match")}, Fatal
-	case errors.Is(err, pack.ErrTooLarge):
-		return []Message{fatal("pack exceeds maximum allowed size")}, Fatal
-	case errors.Is(err, pack.ErrOffsetRange):
-		return []Message{fatal("offset value out of bound for delta base object")}, Fatal
-	case errors.Is(err, pack.ErrOffsetOverflow):
-		return []Message{fatal("offset value overflow for delta base object")}, Fatal
-	case errors.Is(err, pack.ErrSizeOverflow):
-		return []Message{fatal("object size too large for this platform")}, Fatal
-	case errors.As(err, &re):
-		return []Message{fatal("read error on input: " + re.Err.Error())}, Fatal
-	case errors.As(err, &ce):
-		return []Message{fatal(ce.Error())}, Fatal
-	case errors.Is(err, context.Canceled):
-		return []Message{fatal("interrupted")}, Fatal
+	if lines, kind, ok := describeEntry(err); ok {
+		return lines, kind
+	}
+	if text, ok := fatalText(err); ok {
+		return []Message{fatal(text)}, Fatal
 	}
 	var we *loose.WriteError
 	if errors.As(err, &we) {
@@ -122,6 +71,79 @@ func Describe(err error) (lines []Message, kind Kind) {
 		return packWriteFailure(pe), Fatal
 	}
 	return []Message{fatal(err.Error())}, Fatal
+}
+
+// describeEntry is Describe for the failures of one entry or object: the
+// error() lines git prints, and whether err is one of them.
+func describeEntry(err error) (lines []Message, kind Kind, ok bool) {
+	var (
+		te *pack.TypeError
+		ie *pack.InflateError
+		be *BaseError
+		de *DeltaError
+		se *StrictError
+	)
+	switch {
+	case errors.As(err, &te), errors.As(err, &ie), errors.As(err, &be):
+		for _, l := range errorLines(err) {
+			lines = append(lines, errorLine(l))
+		}
+		return lines, Error, true
+	case errors.Is(err, ErrRecovered):
+		return nil, Error, true
+	case errors.As(err, &de):
+		var pre []Message
+		switch {
+		case errors.Is(err, pack.ErrDeltaOpcode):
+			pre = []Message{errorLine("unexpected delta opcode 0")}
+		case errors.Is(err, pack.ErrDeltaCorrupt):
+			pre = []Message{errorLine("delta replay has gone wild")}
+		case errors.Is(err, ErrExpansion):
+			pre = []Message{errorLine(de.Err.Error())}
+		}
+		return append(pre, fatal("failed to apply delta")), Fatal, true
+	case errors.As(err, &se):
+		for _, l := range se.Lines {
+			lines = append(lines, errorLine(l))
+		}
+		return append(lines, fatal(se.Msg)), Fatal, true
+	}
+	return nil, 0, false
+}
+
+// fatalText is git's fatal line for a failure of the stream, and whether
+// err is one.
+func fatalText(err error) (string, bool) {
+	var (
+		ve pack.VersionError
+		re *pack.ReadError
+		ce *CollisionError
+	)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "early EOF", true
+	case errors.Is(err, pack.ErrSignature):
+		return "bad pack file", true
+	case errors.As(err, &ve):
+		return fmt.Sprintf("unknown pack file version %d", uint32(ve)), true
+	case errors.Is(err, pack.ErrChecksum):
+		return "final sha1 did not match", true
+	case errors.Is(err, pack.ErrTooLarge):
+		return "pack exceeds maximum allowed size", true
+	case errors.Is(err, pack.ErrOffsetRange):
+		return "offset value out of bound for delta base object", true
+	case errors.Is(err, pack.ErrOffsetOverflow):
+		return "offset value overflow for delta base object", true
+	case errors.Is(err, pack.ErrSizeOverflow):
+		return "object size too large for this platform", true
+	case errors.As(err, &re):
+		return "read error on input: " + re.Err.Error(), true
+	case errors.As(err, &ce):
+		return ce.Error(), true
+	case errors.Is(err, context.Canceled):
+		return "interrupted", true
+	}
+	return "", false
 }
 
 // writeFailure says what git says when writing a loose object fails (a

@@ -116,33 +116,40 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 			}
 			line = refPart
 		}
-		hexLen := 2 * a.format.Size()
-		if len(line) < hexLen+2 || line[hexLen] != ' ' {
-			return nil, malformed(line)
-		}
-		id, ok := parseID(line[:hexLen], a.format)
-		if !ok {
-			return nil, malformed(line)
-		}
-		name := line[hexLen+1:]
-		if string(name) == "capabilities^{}" {
-			continue // an empty repository's capabilities
-		}
-		a.refs++
-		if sink == nil {
-			a.keep(name, id)
-			continue
-		}
-		if !told {
-			told = true
-			for _, s := range a.kept.Symrefs {
-				sink.Symref(s[0], s[1])
-			}
-		}
-		if err := sink.Ref(name, id); err != nil {
+		if err := a.ref(line, sink, &told); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// ref takes one "<hex id> <name>" line of the advertisement: to sink when
+// there is one (after the symrefs, the first time: told), else into the
+// kept Advertisement.
+func (a *advert) ref(line []byte, sink RefSink, told *bool) error {
+	hexLen := 2 * a.format.Size()
+	if len(line) < hexLen+2 || line[hexLen] != ' ' {
+		return malformed(line)
+	}
+	id, ok := parseID(line[:hexLen], a.format)
+	if !ok {
+		return malformed(line)
+	}
+	name := line[hexLen+1:]
+	if string(name) == "capabilities^{}" {
+		return nil // an empty repository's capabilities
+	}
+	a.refs++
+	if sink == nil {
+		a.keep(name, id)
+		return nil
+	}
+	if !*told {
+		*told = true
+		for _, s := range a.kept.Symrefs {
+			sink.Symref(s[0], s[1])
+		}
+	}
+	return sink.Ref(name, id)
 }
 
 // setCaps decodes the capabilities of the first line, and the object

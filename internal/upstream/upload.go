@@ -215,6 +215,26 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 			req.Capabilities.Set(c)
 		}
 	}
+	askCapabilities(adv, f, req, set)
+	if err := askDeepen(adv, f, req, set, format); err != nil {
+		return nil, err
+	}
+	if f.Only {
+		if adv.Supports(capability.Shallow) {
+			set(capability.Shallow)
+			req.Depth.Deepen = 1
+		}
+		if adv.Supports(capability.Filter) {
+			set(capability.Filter)
+			req.Filter = packp.Filter("tree:0")
+		}
+	}
+	return req, nil
+}
+
+// askCapabilities asks for the capabilities of a fetch, in fetch-pack's
+// order: set takes one where the upstream offers it.
+func askCapabilities(adv *capability.List, f *FetchRequest, req *packp.UploadRequest, set func(capability.Capability)) {
 	if adv.Supports(capability.MultiACKDetailed) {
 		set(capability.MultiACKDetailed)
 	} else {
@@ -240,9 +260,13 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 		set(capability.Filter)
 		req.Filter = packp.Filter(f.Filter)
 	}
-	// fetch-pack's checks, in its order and words (do_fetch_pack).
+}
+
+// askDeepen adds the shallow lines and the deepening git asked for, after
+// fetch-pack's checks, in its order and words (do_fetch_pack).
+func askDeepen(adv *capability.List, f *FetchRequest, req *packp.UploadRequest, set func(capability.Capability), format object.Format) error {
 	if !adv.Supports(capability.Shallow) && (f.Depth > 0 || len(f.Shallows) > 0) {
-		return nil, errors.New("Server does not support shallow clients")
+		return errors.New("Server does not support shallow clients")
 	}
 	for _, c := range []struct {
 		used   bool
@@ -254,7 +278,7 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 		{f.DeepenRelative, capability.DeepenRelative, "--deepen"},
 	} {
 		if c.used && !adv.Supports(c.cap) {
-			return nil, fmt.Errorf("Server does not support %s", c.option)
+			return fmt.Errorf("Server does not support %s", c.option)
 		}
 		if c.used {
 			set(c.cap)
@@ -265,15 +289,5 @@ func uploadRequest(adv *capability.List, f *FetchRequest) (*packp.UploadRequest,
 		req.Shallows = hashes(f.Shallows, format)
 	}
 	req.Depth = packp.DepthRequest{Deepen: f.Depth, DeepenSince: f.DeepenSince, DeepenNot: f.DeepenNot}
-	if f.Only {
-		if adv.Supports(capability.Shallow) {
-			set(capability.Shallow)
-			req.Depth.Deepen = 1
-		}
-		if adv.Supports(capability.Filter) {
-			set(capability.Filter)
-			req.Filter = packp.Filter("tree:0")
-		}
-	}
-	return req, nil
+	return nil
 }
