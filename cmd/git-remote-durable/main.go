@@ -15,21 +15,22 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/mirror"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/remote"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == mirror.Flag {
-		cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+		cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 			return mirror.Run(ctx, args[1:], env)
 		})
 	}
 	if len(os.Args) > 1 && os.Args[1] == mirror.CheckFlag {
-		cli.Main(func(ctx context.Context, args []string, env cli.Env) error {
+		cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 			return mirror.Check(ctx, args[1:], env)
 		})
 	}
-	cli.HelperMain(func(ctx context.Context, args []string, env cli.Env) error {
+	cli.HelperMain(func(ctx context.Context, args []string, env proc.Env) error {
 		return remote.Run(ctx, args, env, remote.Options{})
 	})
 }

@@ -14,20 +14,6 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
-// Env is what a command sees of its process.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	// LookupEnv, when set, tells a variable set to "" from one not set
-	// (GIT_ALLOW_PROTOCOL="" allows nothing); without it an empty value
-	// counts as unset.
-	LookupEnv func(string) (string, bool)
-	// IsTerminal reports whether stderr is a terminal.
-	IsTerminal bool
-}
-
 // UsageError asks for the usage text on stderr and exit code 129, as git
 // unpack-objects answers a bad option and -h alike. Usage is what follows
 // "usage: ", lines and all.

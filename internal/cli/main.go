@@ -12,11 +12,13 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/git-durable/git-durable/internal/proc"
 )
 
 // Command is a command's logic: arguments and process handles in, an error
 // out.
-type Command func(ctx context.Context, args []string, env Env) error
+type Command func(ctx context.Context, args []string, env proc.Env) error
 
 // Main runs a command as a program: SIGINT, SIGTERM and SIGHUP cancel its
 // context (so that it cleans up: a terminal closed is an interrupt too),
@@ -54,7 +56,7 @@ func runMain(run Command, child bool) {
 	if child {
 		watchParent(cancel)
 	}
-	err := run(ctx, os.Args[1:], Env{
+	err := run(ctx, os.Args[1:], proc.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	})

@@ -10,6 +10,8 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/remote"
 	"github.com/git-durable/git-durable/internal/repo"
 )
@@ -27,7 +29,7 @@ which filesystem and why, the unpack limit, and whether the loose objects
 were checked during this boot. Exit 1 where durability would be off.`
 
 // Check is git-remote-durable --check with the arguments that follow it.
-func Check(ctx context.Context, args []string, env cli.Env) error {
+func Check(ctx context.Context, args []string, env proc.Env) error {
 	if len(args) > 1 || len(args) == 1 && strings.HasPrefix(args[0], "-") {
 		if len(args) == 1 && args[0] != "-h" {
 			fmt.Fprintf(env.Stderr, "error: unknown option '%s'\n", args[0])
@@ -86,7 +88,7 @@ func checkHelper(ctx context.Context, r *repo.Repo, say func(what, format string
 // checkSync says how a fetch would sync objects, packs and refs, on which
 // filesystem, with which unpack limit, and whether the crash check of this
 // boot ran; it returns what stands in the way of durability.
-func checkSync(r *repo.Repo, env cli.Env, say func(what, format string, a ...any)) ([]string, error) {
+func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...any)) ([]string, error) {
 	var problems []string
 	set, err := r.Config.DurableSettings(env.Getenv)
 	if err != nil {
@@ -138,7 +140,7 @@ func durableRemotes(c repo.Config) []string {
 			continue
 		}
 		if strings.HasPrefix(e.Value, "durable::") || strings.HasPrefix(e.Value, "durable://") {
-			out = append(out, strings.TrimSuffix(name, ".url")+": "+cli.Printable(e.Value))
+			out = append(out, strings.TrimSuffix(name, ".url")+": "+mask.Printable(e.Value))
 		}
 	}
 	return out

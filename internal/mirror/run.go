@@ -16,6 +16,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/proc"
 )
 
 // Flag is the argument that selects the runner in git-remote-durable.
@@ -77,7 +79,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 
 // Run is git-remote-durable --update-mirrors with the arguments that follow
 // it.
-func Run(ctx context.Context, args []string, env cli.Env) error {
+func Run(ctx context.Context, args []string, env proc.Env) error {
 	o, err := parse(args, env.Stderr)
 	if err != nil {
 		return err
@@ -154,7 +156,7 @@ func (r result) line(dir string) string {
 	case r.skipped:
 		return head + " skipped: another update of it runs"
 	case r.err != nil:
-		return fmt.Sprintf("%s failed %.1fs: %s", head, r.took.Seconds(), cli.Printable(cli.OneLine(r.err.Error())))
+		return fmt.Sprintf("%s failed %.1fs: %s", head, r.took.Seconds(), mask.Printable(mask.OneLine(r.err.Error())))
 	case len(r.repaired) > 0:
 		return fmt.Sprintf("%s ok %.1fs (repaired: %s)", head, r.took.Seconds(), strings.Join(r.repaired, "; "))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -64,7 +65,7 @@ func describe(err error, url string) string {
 	if msg, ok := upstream.RemoteError(err); ok {
 		return msg // side-band channel 3
 	}
-	return cli.OneLine(err.Error())
+	return mask.OneLine(err.Error())
 }
 
 // joinText is the texts of lines on one line.
@@ -123,7 +124,7 @@ func (h *helper) report(err error) (string, error) {
 		}
 	}
 	for _, l := range errorLines(err) {
-		fmt.Fprintf(h.errw, "error: %s\n", cli.Printable(l))
+		fmt.Fprintf(h.errw, "error: %s\n", mask.Printable(l))
 	}
 	if errors.As(err, new(*upstream.CutError)) {
 		// git's words, before its "early EOF": the connection went away
@@ -134,7 +135,7 @@ func (h *helper) report(err error) (string, error) {
 	if errors.As(err, &ce) {
 		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())
 	}
-	msg := cli.Printable(cli.OneLine(h.describe(err)))
+	msg := mask.Printable(mask.OneLine(h.describe(err)))
 	fmt.Fprintf(h.errw, "fatal: %s\n", msg)
 	return msg, &cli.ExitError{Code: 128}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/upstream"
 )
 
@@ -80,7 +81,7 @@ func TestHangupStopsCommand(t *testing.T) {
 			up := &stuckUpstream{wait: time.Second, canceled: make(chan error, 1)}
 			var out, errb bytes.Buffer
 			start := time.Now()
-			err = Run(context.Background(), []string{"origin", "/nowhere.git"}, cli.Env{Stdin: r, Stdout: &out, Stderr: &errb, Getenv: os.Getenv}, Options{Transport: up})
+			err = Run(context.Background(), []string{"origin", "/nowhere.git"}, proc.Env{Stdin: r, Stdout: &out, Stderr: &errb, Getenv: os.Getenv}, Options{Transport: up})
 			var ee *cli.ExitError
 			if !errors.As(err, &ee) || ee.Code != 128 || errb.String() != tc.want {
 				t.Fatalf("Run: %v, stderr %q; want exit 128 and %q", err, errb.String(), tc.want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/upstream"
 )
 
@@ -31,7 +32,7 @@ type session struct {
 func dialogue(t *testing.T, url, input string, tr upstream.Transport) session {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}
+	env := proc.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}
 	err := Run(context.Background(), []string{"origin", url}, env, Options{Transport: tr})
 	s := session{out: out.String(), err: errb.String()}
 	var ee *cli.ExitError

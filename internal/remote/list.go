@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -57,5 +57,5 @@ func (h *helper) list(forPush bool) error {
 // funnyRef warns of a ref name the upstream advertised that the helper does
 // not pass on to git.
 func (h *helper) funnyRef(name string) {
-	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", cli.MaskName(name), h.url)
+	fmt.Fprintf(h.errw, "warning: ignoring funny ref '%s' from '%s'\n", mask.Name(name), h.url)
 }

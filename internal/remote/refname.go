@@ -3,7 +3,7 @@ package remote
 import (
 	"io"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 )
 
 // validRef reports whether name is a ref name the helper may print to git:
@@ -71,7 +71,7 @@ func validComponent[T string | []byte](c T) bool {
 type maskWriter struct{ w io.Writer }
 
 func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, cli.Printable(string(p))); err != nil {
+	if _, err := io.WriteString(m.w, mask.Printable(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -87,8 +87,8 @@ func TestPrintable(t *testing.T) {
 		"cr\rbell\a del\x7f": "cr?bell? del?",
 		"ünï":                "ünï",
 	} {
-		if got := cli.Printable(in); got != want {
-			t.Errorf("cli.Printable(%q) = %q, want %q", in, got, want)
+		if got := mask.Printable(in); got != want {
+			t.Errorf("mask.Printable(%q) = %q, want %q", in, got, want)
 		}
 		var b bytes.Buffer
 		if n, err := (maskWriter{&b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {

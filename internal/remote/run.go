@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
@@ -32,7 +33,7 @@ const maxLine = 64 << 10
 // helper is one session with git.
 type helper struct {
 	ctx  context.Context
-	env  cli.Env
+	env  proc.Env
 	opts Options
 	in   *bufio.Reader
 	out  io.Writer
@@ -74,7 +75,7 @@ type helper struct {
 // env.Stdin and env.Stdout until git ends it; messages go to env.Stderr.
 // A failure is printed as one "fatal:" line (credentials removed) and
 // returned as a *cli.ExitError, except an interruption, returned as is.
-func Run(ctx context.Context, args []string, env cli.Env, opts Options) error {
+func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	red := &upstream.Redactor{}

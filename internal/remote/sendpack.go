@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -52,7 +52,7 @@ func (h *helper) sendPack(rp *upstream.Receive, ups []*update) error {
 		return err
 	}
 	if rep.Unpack != "ok" {
-		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", cli.Printable(cli.OneLine(rep.Unpack)))
+		fmt.Fprintf(h.errw, "error: remote unpack failed: %s\n", mask.Printable(mask.OneLine(rep.Unpack)))
 	}
 	for _, u := range ups {
 		st, ok := rep.Statuses[u.dst]

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/target"
 )
 
@@ -137,7 +137,7 @@ func (h *helper) settle() {
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	if err != nil {
-		fmt.Fprintf(h.errw, "error: cannot make the refs durable: %s\n", cli.Printable(cli.OneLine(err.Error())))
+		fmt.Fprintf(h.errw, "error: cannot make the refs durable: %s\n", mask.Printable(mask.OneLine(err.Error())))
 		return
 	}
 	h.settled = n

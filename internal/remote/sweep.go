@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/boot"
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
@@ -62,7 +62,7 @@ func (h *helper) sweep(up *upstream.Upload) {
 	ids := rec.broken
 	if now == "" || rec.boot != now {
 		if ids, err = h.scan(r); err != nil {
-			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", cli.Printable(cli.OneLine(err.Error())))
+			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", mask.Printable(mask.OneLine(err.Error())))
 			return
 		}
 	} else if len(ids) > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -132,7 +133,7 @@ func leadingUint(s string) int64 {
 // Run is git-unpack-durable: git unpack-objects with durable writes. A
 // failure of the unpack is printed in git's words and returned as a
 // *cli.ExitError with git's exit code.
-func Run(ctx context.Context, args []string, env cli.Env) error {
+func Run(ctx context.Context, args []string, env proc.Env) error {
 	a, err := parseUnpackArgs(args)
 	if err != nil {
 		return err

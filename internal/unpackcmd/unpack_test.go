@@ -3,11 +3,13 @@ package unpackcmd
 import (
 	"bytes"
 	"context"
-	"github.com/git-durable/git-durable/internal/cli"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/proc"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
@@ -25,7 +27,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
-		err := Run(context.Background(), tt.args, cli.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
+		err := Run(context.Background(), tt.args, proc.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
 		code := cli.Exit(err, &out, &errb)
 		where := errb.String()
 		if tt.stdout {
@@ -36,7 +38,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	err := Run(context.Background(), []string{"--pack_header=2,x"}, cli.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
+	err := Run(context.Background(), []string{"--pack_header=2,x"}, proc.Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
 	if code := cli.Exit(err, &out, &errb); code != 128 || errb.String() != "fatal: bad --pack_header=2,x\n" {
 		t.Errorf("bad --pack_header: exit %d, %q", code, errb.String())
 	}
@@ -64,7 +66,7 @@ func TestProgressOnATerminal(t *testing.T) {
 			args = []string{"-q"}
 		}
 		var out, errb bytes.Buffer
-		err := Run(context.Background(), args, cli.Env{Stdin: bytes.NewReader(pack), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, IsTerminal: true})
+		err := Run(context.Background(), args, proc.Env{Stdin: bytes.NewReader(pack), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, IsTerminal: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -203,5 +203,5 @@ func quoted(line []byte) string {
 	if len(line) > maxQuoted {
 		line = line[:maxQuoted]
 	}
-	return cli.MaskName(string(line))
+	return mask.Name(string(line))
 }

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -40,7 +40,7 @@ func credentialInput(attrs []credentialAttr) ([]byte, error) {
 	var b strings.Builder
 	for _, a := range attrs {
 		if !credentialKeys[a.key] {
-			return nil, fmt.Errorf("unknown credential key '%s'", cli.Printable(a.key))
+			return nil, fmt.Errorf("unknown credential key '%s'", mask.Printable(a.key))
 		}
 		if i := strings.IndexAny(a.value, "\n\r\x00"); i >= 0 {
 			return nil, fmt.Errorf("credential value for %s contains %s", a.key, breakName(a.value[i]))
@@ -199,7 +199,7 @@ func checkCredentialURL(raw string) error {
 	for _, p := range parts {
 		v := urlDecode(p.value, true)
 		if i := strings.IndexAny(v, "\n\r\x00"); i >= 0 {
-			return &CredentialURLError{url: cli.Printable(Anonymize(raw)), component: p.key, char: v[i]}
+			return &CredentialURLError{url: mask.Printable(Anonymize(raw)), component: p.key, char: v[i]}
 		}
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 )
 
 // DescribeTransfer is git's fatal line for a failure of the HTTP client's
@@ -58,7 +58,7 @@ func Describe(err error, url string) (string, bool) {
 	case errors.Is(err, errNotFound):
 		return fmt.Sprintf("repository '%s' not found", url), true
 	case errors.As(err, &cv):
-		return fmt.Sprintf("unable to access '%s': SSL certificate problem: %s", url, cli.OneLine(cv.Err.Error())), true
+		return fmt.Sprintf("unable to access '%s': SSL certificate problem: %s", url, mask.OneLine(cv.Err.Error())), true
 	case errors.As(err, &ne):
 		return fmt.Sprintf("unable to access '%s': %s", url, netReason(ne)), true
 	case errors.As(err, &el):
@@ -79,7 +79,7 @@ func RemoteError(err error) (string, bool) {
 // netReason is the system's word for a failed connection.
 func netReason(ne *net.OpError) string {
 	if ne.Err != nil {
-		return cli.OneLine(ne.Err.Error())
+		return mask.OneLine(ne.Err.Error())
 	}
-	return cli.OneLine(ne.Error())
+	return mask.OneLine(ne.Error())
 }

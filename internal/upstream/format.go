@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -21,7 +21,7 @@ import (
 type unknownFormat struct{ format string }
 
 func (e *unknownFormat) Error() string {
-	return fmt.Sprintf("unknown object format '%s' specified by server", cli.MaskName(e.format))
+	return fmt.Sprintf("unknown object format '%s' specified by server", mask.Name(e.format))
 }
 
 // serverFormat reads the object-format capability of caps: its first

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -19,8 +19,8 @@ import (
 // http.followRedirects and http.cookieFile; the settings it cannot honour refuse the run
 // (checkUnsupported). headers names the extra headers a redirect to
 // another host must drop; cut records a request failed as curl would.
-func newHTTPClient(hc httpConfig, scheme string, env cli.Env, red *Redactor, headers []string, cut *transferLog, warn func(string)) (*http.Client, error) {
-	lookup := func(k string) (string, bool) { return lookupEnv(env, k) }
+func newHTTPClient(hc httpConfig, scheme string, env proc.Env, red *Redactor, headers []string, cut *transferLog, warn func(string)) (*http.Client, error) {
+	lookup := func(k string) (string, bool) { return env.Lookup(k) }
 	if err := checkUnsupported(hc, lookup); err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp/sideband"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -145,19 +145,19 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
 			case bytes.HasPrefix(line, []byte("shallow ")):
 				id, ok := parseID(line[len("shallow "):], f)
 				if !ok {
-					return fmt.Errorf("invalid shallow line: %s", cli.MaskName(string(line)))
+					return fmt.Errorf("invalid shallow line: %s", mask.Name(string(line)))
 				}
 				p.Shallow = append(p.Shallow, id)
 				continue
 			case bytes.HasPrefix(line, []byte("unshallow ")):
 				id, ok := parseID(line[len("unshallow "):], f)
 				if !ok {
-					return fmt.Errorf("invalid unshallow line: %s", cli.MaskName(string(line)))
+					return fmt.Errorf("invalid unshallow line: %s", mask.Name(string(line)))
 				}
 				p.Unshallow = append(p.Unshallow, id)
 				continue
 			default:
-				return fmt.Errorf("expected shallow/unshallow, got %s", cli.MaskName(string(line)))
+				return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
 			}
 			break
 		}
@@ -173,7 +173,7 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
 		case line == nil:
 			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got a flush packet")
 		case !bytes.Equal(line, []byte("NAK")) && !bytes.HasPrefix(line, []byte("ACK ")):
-			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", cli.MaskName(string(line)))
+			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(string(line)))
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -39,7 +39,7 @@ func readPacket(r *bufio.Reader, buf *[]byte) ([]byte, int, error) {
 	for _, c := range h {
 		d, ok := unhex(c | 0x20) // pkt-line lengths may be upper case
 		if !ok {
-			return nil, 0, fmt.Errorf("bad pkt-line length %q", cli.MaskName(string(h[:])))
+			return nil, 0, fmt.Errorf("bad pkt-line length %q", mask.Name(string(h[:])))
 		}
 		n = n<<4 | int(d)
 	}

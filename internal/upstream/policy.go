@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -18,8 +19,8 @@ import (
 // https, git and ssh always; anything else, file included, only when the
 // user asked directly: GIT_PROTOCOL_FROM_USER unset or true, which git sets
 // to 0 for submodules).
-func checkAllowed(cfg repo.Config, env cli.Env, proto string) error {
-	if list, ok := lookupEnv(env, "GIT_ALLOW_PROTOCOL"); ok {
+func checkAllowed(cfg repo.Config, env proc.Env, proto string) error {
+	if list, ok := env.Lookup("GIT_ALLOW_PROTOCOL"); ok {
 		for _, p := range strings.Split(list, ":") {
 			if p == proto {
 				return nil
@@ -38,7 +39,7 @@ func checkAllowed(cfg repo.Config, env cli.Env, proto string) error {
 		return notAllowed(proto)
 	}
 	fromUser := true
-	if v, ok := lookupEnv(env, "GIT_PROTOCOL_FROM_USER"); ok {
+	if v, ok := env.Lookup("GIT_PROTOCOL_FROM_USER"); ok {
 		b, valid := repo.ParseBool(v)
 		if !valid {
 			return fmt.Errorf("bad boolean environment value '%s' for 'GIT_PROTOCOL_FROM_USER'", v)
@@ -75,17 +76,6 @@ func notAllowed(proto string) error {
 	return fmt.Errorf("transport '%s' not allowed", proto)
 }
 
-// lookupEnv tells a variable set to "" from one not set when env can (git
-// takes GIT_ALLOW_PROTOCOL="" as an empty allow list); otherwise an empty
-// value counts as unset.
-func lookupEnv(env cli.Env, key string) (string, bool) {
-	if env.LookupEnv != nil {
-		return env.LookupEnv(key)
-	}
-	v := env.Getenv(key)
-	return v, v != ""
-}
-
 // checkEndpoint refuses an address that could turn into an option of the
 // program that carries the transfer, or into a second line of a request,
 // with git's words: a ssh user or host beginning with '-' would be read by
@@ -93,7 +83,7 @@ func lookupEnv(env cli.Env, key string) (string, bool) {
 // handed to git-upload-pack or to the remote shell.
 func checkEndpoint(addr string, ep *endpoint) error {
 	if i := strings.IndexFunc(addr, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
-		return fmt.Errorf("refusing a URL with a control character: '%s'", cli.Printable(Anonymize(addr)))
+		return fmt.Errorf("refusing a URL with a control character: '%s'", mask.Printable(Anonymize(addr)))
 	}
 	switch ep.Protocol {
 	case "ssh":

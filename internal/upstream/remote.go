@@ -8,7 +8,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
@@ -36,7 +37,7 @@ type Remote struct {
 
 // Options is what Open needs from the helper.
 type Options struct {
-	Env cli.Env
+	Env proc.Env
 	// Config returns git's configuration (every scope, the repository's
 	// when there is one, git -c).
 	Config func() (repo.Config, error)
@@ -161,7 +162,7 @@ func (r *Remote) session(service string, read func(*bufio.Reader) error) (wire, 
 				}
 				return nil, cerr
 			}
-			fmt.Fprintf(r.o.Stderr, "warning: redirecting to %s/\n", cli.Printable(moved))
+			fmt.Fprintf(r.o.Stderr, "warning: redirecting to %s/\n", mask.Printable(moved))
 		}
 		user, hasPass := "", false
 		if isHTTP {

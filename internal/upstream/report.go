@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 )
 
 // RefStatus is what the upstream reported for one ref of a push: "ok", or
@@ -78,7 +78,7 @@ func (r *Report) decodeFrom(in io.Reader) error {
 	case line == nil:
 		return errors.New("unexpected flush packet while reading remote unpack status")
 	case !bytes.HasPrefix(line, []byte("unpack ")):
-		return fmt.Errorf("unable to parse remote unpack status: %s", cli.Printable(string(line)))
+		return fmt.Errorf("unable to parse remote unpack status: %s", mask.Printable(string(line)))
 	}
 	r.Unpack = string(line[len("unpack "):])
 	options := false // an "option" line may follow: the last status was ok
@@ -93,14 +93,14 @@ func (r *Report) decodeFrom(in io.Reader) error {
 		head, rest, found := bytes.Cut(line, []byte(" "))
 		switch {
 		case !found:
-			return fmt.Errorf("invalid status line from remote: %s", cli.Printable(string(line)))
+			return fmt.Errorf("invalid status line from remote: %s", mask.Printable(string(line)))
 		case string(head) == "option":
 			if !options {
 				return errors.New("'option' without a matching 'ok/ng' directive")
 			}
 			continue // report-status-v2's details, which the helper does not ask for
 		case string(head) != "ok" && string(head) != "ng":
-			return fmt.Errorf("invalid ref status from remote: %s", cli.Printable(string(head)))
+			return fmt.Errorf("invalid ref status from remote: %s", mask.Printable(string(head)))
 		}
 		name, reason, hasReason := bytes.Cut(rest, []byte(" "))
 		options = false
@@ -135,5 +135,5 @@ func (r *Report) other(name string) {
 	if r.known != nil && r.known(name) {
 		what = "unexpected"
 	}
-	fmt.Fprintf(r.warn, "warning: remote reported status on %s ref: %s\n", what, cli.Printable(name))
+	fmt.Fprintf(r.warn, "warning: remote reported status on %s ref: %s\n", what, mask.Printable(name))
 }

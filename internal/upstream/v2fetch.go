@@ -10,7 +10,7 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
-	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -111,7 +111,7 @@ func (p *Pack) readSections(in *bufio.Reader, f object.Format) error {
 		case header == "wanted-refs", header == "packfile-uris":
 			return fmt.Errorf("the upstream sent a %s section, which the helper did not ask for", header)
 		default:
-			return fmt.Errorf("expected 'packfile', received '%s'", cli.MaskName(header))
+			return fmt.Errorf("expected 'packfile', received '%s'", mask.Name(header))
 		}
 	}
 }
@@ -138,11 +138,11 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 		case bytes.HasPrefix(line, []byte("unshallow ")):
 			list, hex = &p.Unshallow, line[len("unshallow "):]
 		default:
-			return fmt.Errorf("expected shallow/unshallow, got %s", cli.MaskName(string(line)))
+			return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
 		}
 		id, ok := parseID(hex, f)
 		if !ok {
-			return fmt.Errorf("invalid shallow line: %s", cli.MaskName(string(line)))
+			return fmt.Errorf("invalid shallow line: %s", mask.Name(string(line)))
 		}
 		*list = append(*list, id)
 	}

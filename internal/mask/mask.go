@@ -1,12 +1,14 @@
-package cli
+// Package mask makes text that others chose safe to print: upstreams
+// choose much of what the helpers report (ref names, error lines, side-band
+// messages), and none of it may move the cursor, clear the screen or set a
+// terminal's title. The wire layer and the command shell both use it.
+package mask
 
 import "strings"
 
 // Printable returns s as git's usage.c prints text in a "fatal:", "error:"
 // or "warning:" line: every control character but tab and newline, and
-// DEL, becomes '?'. Upstreams choose much of what the helpers report (ref
-// names, error lines, side-band messages); none of it may move the cursor,
-// clear the screen or set a terminal's title.
+// DEL, becomes '?'.
 func Printable(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
@@ -32,9 +34,9 @@ func isControl(c byte) bool {
 	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
 }
 
-// MaskName is a name from an upstream as a warning quotes it: every
-// control character, newline and tab included, becomes '?'.
-func MaskName(s string) string {
+// Name is a name from an upstream as a warning quotes it: every control
+// character, newline and tab included, becomes '?'.
+func Name(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return '?'
