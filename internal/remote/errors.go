@@ -8,8 +8,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
 )
@@ -119,7 +119,7 @@ func (h *helper) report(err error) (string, error) {
 		return "interrupted", err
 	}
 	if h.local != nil {
-		if hint := target.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
+		if hint := objstore.NoSpaceHint(err, h.local.ObjectDir); hint != "" {
 			fmt.Fprintf(h.errw, "hint: %s\n", hint)
 		}
 	}

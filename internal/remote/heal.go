@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -93,7 +93,7 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/objstore"
 )
 
 // settleSlack is how long before the session's first command a ref may
@@ -115,7 +115,7 @@ func (h *helper) settle() {
 	if err != nil {
 		return // not in a repository (git ls-remote), or git said why already
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return
 	}

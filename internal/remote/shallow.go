@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -196,7 +196,7 @@ func (h *helper) writeShallow(gitDir string, ids []string) (batch.Stats, error) 
 	if err != nil {
 		return batch.Stats{}, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return batch.Stats{}, err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 )
 
@@ -26,7 +26,7 @@ type BatchStats struct {
 	// Repository is the git directory fetched into.
 	Repository string `json:"repository,omitempty"`
 	Batch      int    `json:"batch"` // 1 for the session's first fetch batch
-	target.Stats
+	report.Stats
 	// Promisor marks a kept pack published as a promisor pack (with its
 	// .promisor, a fifth file under the flush).
 	Promisor bool `json:"promisor,omitempty"`
@@ -40,7 +40,7 @@ type BatchStats struct {
 
 // account adds a batch's counters to the session's totals, appends its
 // line to the StatsEnv file, and shows it with git fetch -v.
-func (h *helper) account(stats target.Stats, err error) {
+func (h *helper) account(stats report.Stats, err error) {
 	st := stats.Stats
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly
@@ -176,5 +176,5 @@ func (h *helper) checkStatsPath() {
 // writeTrace2 writes git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
-	target.WriteTrace2(h.env.Getenv, h.errw, h.totals)
+	report.WriteTrace2(h.env.Getenv, h.errw, h.totals)
 }

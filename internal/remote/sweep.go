@@ -13,8 +13,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -92,7 +92,7 @@ func (h *helper) sweep(up *upstream.Upload) {
 // scan checks every loose object of r and removes the broken copies of
 // objects a pack holds; it returns the others.
 func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
 		return nil, err
 	}

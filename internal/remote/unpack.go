@@ -8,8 +8,9 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -19,7 +20,7 @@ import (
 type received struct {
 	connected bool         // the objects were verified to be connected
 	lock      string       // the .keep of a kept pack, for git to remove
-	stats     target.Stats // for the batch's line (account), once the fetch is done
+	stats     report.Stats // for the batch's line (account), once the fetch is done
 }
 
 // unpack writes the pack stream in into the repository through the
@@ -50,7 +51,7 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	if err != nil {
 		return rcv, err
 	}
-	t, err := target.Open(r, h.env.Getenv, io.Discard, true) // the settings were told of once (snapshot)
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true) // the settings were told of once (snapshot)
 	if err != nil {
 		return rcv, err
 	}
@@ -111,7 +112,7 @@ func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err e
 // runErr is what a fetch reports of a run of the unpacker over in, with
 // its stats accounted: a connection cut mid-pack, junk after the pack, a
 // bad pack, or nil.
-func (h *helper) runErr(in io.Reader, t *target.Target, res unpack.Result, err error) error {
+func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, err error) error {
 	if p, ok := in.(*upstream.Pack); ok && err != nil {
 		if cut := p.Cut(err); cut != err {
 			// The connection went away mid-pack: not a bad pack.

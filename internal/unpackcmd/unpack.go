@@ -14,9 +14,10 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/target"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/pack"
 )
@@ -142,7 +143,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := target.Open(r, env.Getenv, env.Stderr, false)
+	t, err := objstore.Open(r, env.Getenv, env.Stderr, false)
 	if err != nil {
 		return err
 	}
@@ -167,17 +168,17 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	}
 	st := t.Stats(res)
 	if err == nil || a.stats {
-		target.WriteTrace2(env.Getenv, env.Stderr, st.Stats)
+		report.WriteTrace2(env.Getenv, env.Stderr, st.Stats)
 	}
 	if a.stats {
 		line, _ := json.Marshal(st)
 		fmt.Fprintf(env.Stderr, "%s\n", line)
 	}
 	if err != nil {
-		if h := target.NoSpaceHint(err, t.Repo.ObjectDir); h != "" {
+		if h := objstore.NoSpaceHint(err, t.Repo.ObjectDir); h != "" {
 			fmt.Fprintf(env.Stderr, "hint: %s\n", h)
 		}
-		return report(err, env.Stderr)
+		return fail(err, env.Stderr)
 	}
 	if res.Pack != "" { // as git index-pack --stdin reports a pack it kept
 		kind := "pack"
@@ -190,9 +191,9 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	return err
 }
 
-// report prints git's lines for a failed unpack and returns git's exit
+// fail prints git's lines for a failed unpack and returns git's exit
 // code; an interruption is returned as it is, for cli.Exit.
-func report(err error, stderr io.Writer) error {
+func fail(err error, stderr io.Writer) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}

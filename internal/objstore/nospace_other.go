@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd)
 
-package target
+package objstore
 
 // NoSpaceHint is "" where the filesystem's inodes cannot be asked for.
 func NoSpaceHint(err error, dir string) string { return "" }

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd
 
-package target
+package objstore
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package target
+package report
 
 import (
 	"bytes"

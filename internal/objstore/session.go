@@ -1,9 +1,9 @@
-// Package target is where an unpack writes: a repository's loose object
-// store with the durability policy its settings ask for, the unpacker's
-// options that follow from those settings, progress in git's words, and the
-// report of a run (Stats, trace2 counters). git-unpack-durable and the
-// remote helper each open one per pack.
-package target
+// Package objstore is where an unpack writes: a repository's loose object
+// store opened with the durability policy its settings ask for, the
+// unpacker's options that follow from those settings, and progress in git's
+// words. git-unpack-durable and the remote helper each open a Session per
+// pack; what a run did goes into a report.Stats.
+package objstore
 
 import (
 	"fmt"
@@ -16,12 +16,13 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 )
 
-// Target is one repository's object store opened for one unpack.
-type Target struct {
+// Session is one repository's object store opened for one unpack.
+type Session struct {
 	Repo     *repo.Repo
 	Settings repo.Settings
 	Store    *loose.Store
@@ -42,7 +43,7 @@ type Target struct {
 // as the remote helper reads them (repo.Config.DurableSettings), and
 // nothing is printed: the helper says how once a session. Close it when
 // done.
-func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool) (*Target, error) {
+func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool) (*Session, error) {
 	read := r.Config.Settings
 	if durable {
 		read, warn = r.Config.DurableSettings, io.Discard
@@ -62,7 +63,7 @@ func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool
 		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
 		Alternates: loose.SplitAlternates(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
 	})
-	t := &Target{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}
+	t := &Session{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}
 	t.PackPolicy = t.Policy
 	if set.PackMethod != set.Method {
 		t.PackPolicy = set.PackPolicy(batch.OS, r.ObjectDir)
@@ -100,7 +101,7 @@ func shellQuote(s string) string {
 // keep is set, gets the settings' pack compression; the memory the run
 // holds per object raises the process's soft memory limit, and so, as far
 // as a ceiling, does the room a kept pack asks for.
-func (t *Target) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
+func (t *Session) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
 	if keep != nil {
 		keep.Compression = t.Settings.PackCompression
 	}
@@ -110,7 +111,7 @@ func (t *Target) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
 
 // Progress returns the unpacker's progress callback: git's "Unpacking
 // objects" line on w, drawn from the first call on.
-func (t *Target) Progress(w io.Writer) func(done, total int, n int64) {
+func (t *Session) Progress(w io.Writer) func(done, total int, n int64) {
 	return func(done, total int, n int64) {
 		if t.meter == nil {
 			t.meter = progress.New(w, "Unpacking objects", total, true)
@@ -120,7 +121,7 @@ func (t *Target) Progress(w io.Writer) func(done, total int, n int64) {
 }
 
 // Done ends the progress line with git's ", done.", if one was drawn.
-func (t *Target) Done() {
+func (t *Session) Done() {
 	if t.meter != nil {
 		t.meter.Done()
 	}
@@ -129,7 +130,7 @@ func (t *Target) Done() {
 // Stats reports the run that gave res: what the unpacker did, the objects
 // the store repaired, the time since Open and the counters of the policy
 // that ran, with the reason when the settings left objects unsynced.
-func (t *Target) Stats(res unpack.Result) Stats {
+func (t *Session) Stats(res unpack.Result) report.Stats {
 	p := t.Policy
 	if res.Kept {
 		p = t.PackPolicy
@@ -138,29 +139,10 @@ func (t *Target) Stats(res unpack.Result) Stats {
 	if st.Path == batch.PathNone && !res.Kept && st.Reason == "" {
 		st.Reason = t.Settings.Unsynced
 	}
-	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
+	return report.Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
 		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack,
 		Settings: t.Settings.Notice, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.
-func (t *Target) Close() { t.Store.Close() }
-
-// Stats is the line --stats prints, and the heart of each line the remote
-// helper records per fetch batch: what the unpack did, and the sync
-// counters with git's trace2 names.
-type Stats struct {
-	Objects  int     `json:"objects"`
-	Bytes    int64   `json:"bytes"`
-	Written  int     `json:"written"`
-	Existing int     `json:"existing"`
-	Repaired int64   `json:"repaired"`
-	Seconds  float64 `json:"seconds"`        // to the millisecond
-	Pack     string  `json:"pack,omitempty"` // the checksum of a pack kept instead of loose objects
-	// Settings says how the helper read settings that git reads
-	// otherwise (repo.Settings.Notice).
-	Settings string `json:"settings,omitempty"`
-	// Work says how often entries were inflated and deltas applied.
-	unpack.Work
-	batch.Stats
-}
+func (t *Session) Close() { t.Store.Close() }
