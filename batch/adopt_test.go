@@ -24,7 +24,7 @@ func adopt(t *testing.T, kind string, method batch.Method, last func(*batch.Tran
 		f.Close()
 	}
 	before := len(m.Events())
-	m.FSKind = kind
+	m.FSKind = kindNamed(t, kind)
 	p := batch.New(m, "/r", batch.Options{Method: method})
 	tx := p.Begin()
 	for _, name := range []string{"/r/refs/heads/a", "/r/refs/heads/b"} {

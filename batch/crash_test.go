@@ -122,7 +122,7 @@ func TestBatchCrashModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := memfstest.New("/r/objects")
-		m.FSKind = tt.kind
+		m.FSKind = kindNamed(t, tt.kind)
 		var fsys batch.FS = m
 		if tt.flaky != nil {
 			fsys = flakyWriteout{m, n / 2, tt.flaky, &atomic.Int64{}}
@@ -188,7 +188,7 @@ flushdir /o/01
 	}
 	for _, tt := range tests {
 		m := memfstest.New("/o")
-		m.FSKind = tt.kind
+		m.FSKind = kindNamed(t, tt.kind)
 		p := batch.New(m, "/o", batch.Options{Method: tt.method})
 		got := ops(publish(t, m, p, 3))
 		if tt.want != "" && got != tt.want {

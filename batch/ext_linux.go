@@ -12,52 +12,42 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// extKind tells the ext2/3/4 family apart, which share one statfs magic:
-// the batch scheme needs a journal (its commit orders the renames and
-// flushes the device cache before them) and barriers, and a commit whose
-// record waits for that flush (not journal_async_commit). Fast commits
-// change how the scheme must ask for its commit (Kind.DirCommit). The
-// name says what the kernel reports under /proc/fs and, for fast commits,
-// what the kernel or the superblock says (fastCommit): "ext4", "ext4 with fast_commit", "ext4,
-// fast_commit unknown", or a name the policy does not trust ("ext4
-// without a journal", "ext4 with nobarrier", "ext4 with
-// journal_async_commit", "ext2/3/4 of an unknown configuration"), those
-// of a journal also saying what is known of fast commits.
-func extKind(name string) string {
+// extKind asks the kernel what it knows of the ext2/3/4 mounted at name
+// (Ext): what /proc/fs says and, for fast commits, what the kernel or the
+// superblock says (fastCommit).
+func extKind(name string) Ext {
 	var st unix.Stat_t
 	if err := unix.Stat(name, &st); err != nil {
-		return extUnknown
+		return Ext{Unknown: true}
 	}
 	dev, err := blockDevice(st.Dev)
 	if err != nil {
-		return extUnknown
+		return Ext{Unknown: true}
 	}
 	if _, err := os.Stat(filepath.Join("/proc/fs/jbd2", dev+"-8")); err != nil {
-		return "ext4 without a journal"
+		return Ext{NoJournal: true}
 	}
 	raw, err := os.ReadFile(filepath.Join("/proc/fs/ext4", dev, "options"))
 	if err != nil {
-		return extUnknown
+		return Ext{Unknown: true}
 	}
 	opts := strings.Fields(string(raw))
-	kind := "ext4"
+	var e Ext
 	for _, o := range opts {
 		switch o {
 		case "nobarrier", "barrier=0":
-			kind = "ext4 with nobarrier"
+			e.NoBarrier = true
 		case "journal_async_commit":
-			kind = "ext4 with journal_async_commit"
+			e.AsyncCommit = true
 		}
 	}
 	switch on, known := fastCommit(opts, name, dev, st.Dev); {
 	case !known:
-		return kind + ", fast_commit unknown"
-	case on && kind == "ext4":
-		return "ext4 with fast_commit"
+		e.FastCommit = FastCommitUnknown
 	case on:
-		return kind + " and fast_commit"
+		e.FastCommit = FastCommitOn
 	}
-	return kind
+	return e
 }
 
 // fastCommit reports whether the ext4 mounted at name (the device dev,

@@ -81,11 +81,11 @@ func TestExtKind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(append(tt.args, tt.opts), " "), func(t *testing.T) {
 			mnt := mountExt(t, tt.opts, tt.args...)
-			if got := fsKind(mnt); got != tt.want {
-				t.Errorf("fsKind = %q, want %q", got, tt.want)
+			if got := kindAt(mnt).Name; got != tt.want {
+				t.Errorf("kindAt = %q, want %q", got, tt.want)
 			}
 			if got := kindAsNobody(t, mnt); got != tt.want {
-				t.Errorf("fsKind as nobody = %q, want %q", got, tt.want)
+				t.Errorf("kindAt as nobody = %q, want %q", got, tt.want)
 			}
 			var st unix.Stat_t
 			if err := unix.Stat(mnt, &st); err != nil {
@@ -114,20 +114,21 @@ func TestExtKind(t *testing.T) {
 	}
 }
 
-// kindEnv makes the test binary print fsKind of the directory it names
-// and exit, instead of running the tests (kindAsNobody).
+// kindEnv makes the test binary print the name of the kind of the
+// directory it names and exit, instead of running the tests
+// (kindAsNobody).
 const kindEnv = "BATCH_TEST_FSKIND_OF"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(kindEnv); dir != "" {
-		fmt.Print(fsKind(dir))
+		fmt.Print(kindAt(dir).Name)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
 
-// kindAsNobody returns fsKind of dir as the user nobody sees it: the test
-// binary run again as nobody, in a child process.
+// kindAsNobody returns the name of the kind of dir as the user nobody sees
+// it: the test binary run again as nobody, in a child process.
 func kindAsNobody(t *testing.T, dir string) string {
 	t.Helper()
 	u, err := user.Lookup("nobody")
@@ -188,7 +189,7 @@ func TestFastCommitUnknown(t *testing.T) {
 	if on, known := fastCommit([]string{"rw", "fc_debug_force"}, "/dev/null", "no-such-device", 0); !on || !known {
 		t.Errorf("fc_debug_force among the options: fast commits %v, known %v", on, known)
 	}
-	if k := KindOf("ext4, fast_commit unknown"); !k.Sound || !k.DirCommit {
+	if k := (Ext{FastCommit: FastCommitUnknown}).Kind(); !k.Sound || !k.DirCommit || k.Name != "ext4, fast_commit unknown" {
 		t.Errorf("unknown fast commits: %+v", k)
 	}
 }

@@ -1,13 +1,12 @@
 package batch
 
-import "strings"
-
 // Kind is what the policy needs to know of the filesystem under a store.
 type Kind struct {
 	// Name is the filesystem's name as the system reports it ("ext4",
 	// "xfs", "btrfs", "apfs", "NTFS", …), with what disqualifies it where
 	// the name alone does not ("ext4 without a journal", "ext4 with
-	// nobarrier"); "" when unknown.
+	// nobarrier", see Ext.Name); "" when unknown. It is for people and the
+	// stats: the policy asks Sound and DirCommit.
 	Name string
 	// Sound reports whether a writeout before a rename makes the data
 	// durable whenever the rename is, so that the batch scheme holds.
@@ -25,28 +24,29 @@ type Kind struct {
 	Reason string
 }
 
-// extUnknown is the ext2/3/4 whose configuration the kernel did not say.
-const extUnknown = "ext2/3/4 of an unknown configuration"
-
-// ordered lists the filesystems on which a writeout before a rename makes
-// the data durable whenever the rename is (data=ordered journaling with a
-// cache flush before each commit), so that the batch scheme is sound. tmpfs
-// and ramfs are listed because nothing on them survives a crash anyway.
+// ordered lists the filesystems, by name alone, on which a writeout before
+// a rename makes the data durable whenever the rename is (data=ordered
+// journaling with a cache flush before each commit), so that the batch
+// scheme is sound. tmpfs and ramfs are listed because nothing on them
+// survives a crash anyway. An ext4 is told apart by what the kernel says
+// of it (Ext); the bare name stands for a journaled one with barriers and
+// no fast commits.
 var ordered = map[string]bool{
-	"ext4": true, "xfs": true, "tmpfs": true, "ramfs": true, // ext4: journaled, with barriers
-	"ext4 with fast_commit": true, "ext4, fast_commit unknown": true, // with DirCommit
+	"ext4": true, "xfs": true, "tmpfs": true, "ramfs": true,
 	"apfs": true, "hfs": true, // git's documented batch platforms
 	"NTFS": true, "ReFS": true,
 }
 
-// KindOf returns the Kind of a filesystem by its name. Every ext4 name
-// that mentions fast_commit gets DirCommit, and so does an ext2/3/4 of an
-// unknown configuration: fast commits are not ruled out there either.
+// KindOf returns the Kind of a filesystem by its name alone.
 func KindOf(name string) Kind {
-	dirCommit := strings.HasPrefix(name, "ext4") && strings.Contains(name, "fast_commit") || name == extUnknown
 	if ordered[name] {
-		return Kind{Name: name, Sound: true, DirCommit: dirCommit}
+		return Kind{Name: name, Sound: true}
 	}
+	return unsound(name, false)
+}
+
+// unsound is the Kind of a filesystem where the scheme does not hold.
+func unsound(name string, dirCommit bool) Kind {
 	label := name
 	if label == "" {
 		label = "unknown"

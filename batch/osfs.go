@@ -40,13 +40,14 @@ func (osFS) Rename(oldname, newname string) error { return rename(oldname, newna
 
 func (osFS) Remove(name string) error { return os.Remove(name) }
 
-// Kind is KindOf the filesystem's name, except on a system without a
-// writeout-only sync, where no filesystem makes the batch scheme sound.
+// Kind is the Kind of the filesystem name is on (kindAt), except on a
+// system without a writeout-only sync, where no filesystem makes the batch
+// scheme sound.
 func (osFS) Kind(name string) Kind {
 	if noWriteout != "" {
-		return Kind{Name: fsKind(name), Reason: noWriteout}
+		return Kind{Name: kindAt(name).Name, Reason: noWriteout}
 	}
-	return KindOf(fsKind(name))
+	return kindAt(name)
 }
 
 func (osFS) Flush(name string) error { return flushPath(name) }

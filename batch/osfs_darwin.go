@@ -37,7 +37,11 @@ func fullSyncFd(fd int) error {
 // drive's cache.
 func dataSyncFd(fd int) error { return fullSyncFd(fd) }
 
-func fsKind(name string) string {
+// kindAt is the Kind of the filesystem name is on, by its name.
+func kindAt(name string) Kind { return KindOf(fsName(name)) }
+
+// fsName is the name of the filesystem name is on; "" when unknown.
+func fsName(name string) string {
 	var st unix.Statfs_t
 	if err := unix.Statfs(name, &st); err != nil {
 		return ""

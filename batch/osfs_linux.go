@@ -70,17 +70,19 @@ var fsNames = map[int64]string{
 	0xF2F52010: "f2fs",
 }
 
-func fsKind(name string) string {
+// kindAt is the Kind of the filesystem name is on: by statfs's magic, and
+// for the ext family by what the kernel says of it (extKind).
+func kindAt(name string) Kind {
 	var st unix.Statfs_t
 	if err := unix.Statfs(name, &st); err != nil {
-		return ""
+		return KindOf("")
 	}
 	kind, ok := fsNames[int64(st.Type)]
 	if !ok {
-		return fmt.Sprintf("0x%x", st.Type)
+		return KindOf(fmt.Sprintf("0x%x", st.Type))
 	}
 	if kind == "ext4" {
-		return extKind(name)
+		return extKind(name).Kind()
 	}
-	return kind
+	return KindOf(kind)
 }

@@ -26,4 +26,5 @@ func fullSyncFd(fd int) error { return unix.Fsync(fd) }
 
 func dataSyncFd(fd int) error { return unix.Fsync(fd) }
 
-func fsKind(name string) string { return "" }
+// kindAt: nothing is known of the filesystem here.
+func kindAt(name string) Kind { return KindOf("") }

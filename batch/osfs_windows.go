@@ -63,7 +63,11 @@ func flushPath(name string) error {
 // flushDir: directories cannot be flushed on Windows; NTFS journals names.
 func flushDir(name string) error { return flushPath(filepath.Join(name, "x")) }
 
-func fsKind(name string) string {
+// kindAt is the Kind of the filesystem name is on, by its name.
+func kindAt(name string) Kind { return KindOf(fsName(name)) }
+
+// fsName is the name of the filesystem name is on; "" when unknown.
+func fsName(name string) string {
 	root := filepath.VolumeName(name) + `\`
 	var buf [64]uint16
 	p, err := windows.UTF16PtrFromString(root)

@@ -130,7 +130,7 @@ flushdir /o/01
 	}
 	for _, tt := range tests {
 		m := memfstest.New("/o")
-		m.FSKind = tt.kind
+		m.FSKind = kindNamed(t, tt.kind)
 		p := batch.New(m, "/o", batch.Options{Method: tt.method})
 		got := ops(publish(t, m, p, 3))
 		if tt.want != "" && got != tt.want {

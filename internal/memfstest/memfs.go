@@ -55,8 +55,9 @@ type FS struct {
 	// Fail, when set, is asked before every mutating operation (index
 	// counted from 0 over the run) and fails it with the returned error.
 	Fail func(index int, ev Event) error
-	// FSKind is what Kind reports; "ext4" unless set.
-	FSKind string
+	// FSKind is what Kind reports; an ext4 (journaled, with barriers, no
+	// fast commits) unless set.
+	FSKind batch.Kind
 }
 
 type inode struct {
@@ -304,10 +305,10 @@ func (m *FS) FlushDir(name string) error {
 
 // Kind implements batch.FS.
 func (m *FS) Kind(string) batch.Kind {
-	if m.FSKind == "" {
-		return batch.KindOf("ext4")
+	if m.FSKind == (batch.Kind{}) {
+		return batch.Ext{}.Kind()
 	}
-	return batch.KindOf(m.FSKind)
+	return m.FSKind
 }
 
 // ErrInjected is a convenient error for fault injection.

@@ -61,7 +61,9 @@ func objPath(id object.ID) string {
 func unpackMem(t testing.TB, pack []byte, cfg runConfig) *memRun {
 	t.Helper()
 	m := memfstest.New(objDir)
-	m.FSKind = cfg.kind
+	if cfg.kind != "" {
+		m.FSKind = batch.KindOf(cfg.kind)
+	}
 	if len(cfg.before) > 0 {
 		s := loose.Open(m, objDir, loose.Options{})
 		tx := batch.New(m, objDir, batch.Options{Method: batch.Fsync}).Begin()
