@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
 // TestParseAgainstGit feeds --strict lists to git unpack-objects (with an
 // empty pack on stdin) and compares its fatal error with Parse's.
 func TestParseAgainstGit(t *testing.T) {
-	needGit(t)
+	gittest.Need(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good")
 	os.WriteFile(good, []byte("# skip these\n\n  0123456789012345678901234567890123456789 # one\n\tABCDEF0123456789012345678901234567890123\r\n"), 0o644)

@@ -3,13 +3,13 @@ package fsck
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -27,30 +27,10 @@ type gitRepo struct {
 	f   object.Format
 }
 
-func needGit(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the git oracle cannot run")
-	}
-}
-
-func sealedEnv(t *testing.T) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.com",
-		"GIT_COMMITTER_NAME=C O Mitter", "GIT_COMMITTER_EMAIL=committer@example.com",
-		"GIT_AUTHOR_DATE=1112911993 -0700", "GIT_COMMITTER_DATE=1112912053 -0700", "LC_ALL=C")
-}
-
 func newRepo(t *testing.T, f object.Format) *gitRepo {
 	t.Helper()
-	needGit(t)
-	r := &gitRepo{t: t, dir: t.TempDir(), env: sealedEnv(t), f: f}
+	gittest.Need(t)
+	r := &gitRepo{t: t, dir: t.TempDir(), env: gittest.Env(t), f: f}
 	r.git(nil, "init", "-q", "--object-format="+f.String(), ".")
 	return r
 }

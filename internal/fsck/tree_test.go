@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -20,7 +21,7 @@ type oracleCase struct {
 // runOracleCases compares Check/Finish with git fsck --strict and git
 // unpack-objects --strict for each case.
 func runOracleCases(t *testing.T, f object.Format, cases []oracleCase) {
-	needGit(t)
+	gittest.Need(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

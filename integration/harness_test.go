@@ -11,20 +11,17 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
-	"github.com/git-durable/git-durable/object"
-	packpkg "github.com/git-durable/git-durable/pack"
 )
 
 // binDir holds the binaries built for this test run.
@@ -137,35 +134,6 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
 }
 
-// packOf returns `git pack-objects --stdout args…` of the repository dir
-// with revs on stdin.
-func packOf(t testing.TB, env []string, dir, revs string, args ...string) []byte {
-	t.Helper()
-	return gittest.GitIn(t, env, dir, []byte(revs), append([]string{"pack-objects", "--stdout", "-q"}, args...)...)
-}
-
-// deltas counts the OFS_DELTA and REF_DELTA entries of a pack, to show that a
-// test pack has the shape it claims.
-func deltas(t testing.TB, pack []byte, f object.Format) (ofs, ref int) {
-	t.Helper()
-	r := packpkg.NewReader(bytes.NewReader(pack), packpkg.ReaderOptions{Format: f})
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return ofs, ref
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch e.Type {
-		case object.OfsDelta:
-			ofs++
-		case object.RefDelta:
-			ref++
-		}
-	}
-}
-
 // statsLine returns the --stats JSON line of stderr.
 func statsLine(t *testing.T, stderr []byte) map[string]any {
 	t.Helper()
@@ -195,4 +163,19 @@ func tempFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// mustRun fails unless the command exited 0 without a fatal line.
+func mustRun(t *testing.T, c *gittest.Cmd, what string) {
+	t.Helper()
+	if c.Code != 0 || strings.Contains(string(c.Stderr), "fatal:") {
+		t.Fatalf("%s: exit %d\n%s", what, c.Code, c.Stderr)
+	}
+}
+
+// sortedLines sorts the lines of s.
+func sortedLines(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	sort.Strings(l)
+	return strings.Join(l, "\n")
 }
