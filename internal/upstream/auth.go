@@ -28,7 +28,7 @@ type httpAuth struct {
 
 // newHTTPAuth collects the extra headers http.extraHeader gives for the
 // endpoint's URL, and its URL credentials.
-func newHTTPAuth(hc httpConfig, ep *endpoint, red *Redactor) (*httpAuth, error) {
+func newHTTPAuth(hc httpConfig, ep *Address, red *Redactor) (*httpAuth, error) {
 	o := originOf(ep)
 	a := &httpAuth{origin: o, credOrigin: o, user: ep.User, pass: ep.Password, basic: ep.User != "" || ep.Password != ""}
 	var err error
@@ -50,8 +50,8 @@ func newHTTPAuth(hc httpConfig, ep *endpoint, red *Redactor) (*httpAuth, error) 
 }
 
 // originOf is the endpoint's scheme, host and port as a URL.
-func originOf(ep *endpoint) *url.URL {
-	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host}
+func originOf(ep *Address) *url.URL {
+	u := &url.URL{Scheme: ep.Scheme, Host: ep.Host}
 	if ep.Port != 0 {
 		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
 	}
@@ -90,7 +90,7 @@ func (a *httpAuth) String() string { return a.Name() }
 
 // known returns the user and whether there is a password for the
 // endpoint's origin.
-func (a *httpAuth) known(ep *endpoint) (string, bool) {
+func (a *httpAuth) known(ep *Address) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.basic || !sameOrigin(a.credOrigin, originOf(ep)) {
@@ -100,7 +100,7 @@ func (a *httpAuth) known(ep *endpoint) (string, bool) {
 }
 
 // setBasic sets the credentials git credential gave for the endpoint.
-func (a *httpAuth) setBasic(user, pass string, ep *endpoint) {
+func (a *httpAuth) setBasic(user, pass string, ep *Address) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.user, a.pass, a.basic, a.credOrigin = user, pass, true, originOf(ep)

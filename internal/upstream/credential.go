@@ -64,7 +64,7 @@ func breakName(c byte) string {
 
 // fillRequest is what git credential fill is asked for the endpoint: its
 // URL without credentials, and the user when one is known.
-func fillRequest(ep *endpoint, user string) ([]byte, error) {
+func fillRequest(ep *Address, user string) ([]byte, error) {
 	attrs := []credentialAttr{{"url", credentialURL(ep)}}
 	if user != "" {
 		attrs = append(attrs, credentialAttr{"username", user})
@@ -142,8 +142,8 @@ func (r *Remote) credential(verb string, c *credential) {
 
 // credentialURL is the endpoint's URL without credentials, which git
 // credential splits into protocol, host and (with useHttpPath) path.
-func credentialURL(ep *endpoint) string {
-	u := &url.URL{Scheme: ep.Protocol, Host: ep.Host, Path: ep.Path}
+func credentialURL(ep *Address) string {
+	u := &url.URL{Scheme: ep.Scheme, Host: ep.Host, Path: ep.Path}
 	if ep.Port != 0 {
 		u.Host = fmt.Sprintf("%s:%d", ep.Host, ep.Port)
 	}

@@ -127,7 +127,7 @@ func FuzzCredential(f *testing.F) {
 	f.Add("http://[::1]:80/r", "/r", "username=u\x00host=v\npassword=p\n")
 	f.Fuzz(func(t *testing.T, addr, moved, answer string) {
 		ep, err := parseEndpoint(addr)
-		if err != nil || checkEndpoint(addr, ep) != nil || (ep.Protocol != "http" && ep.Protocol != "https") {
+		if err != nil || checkEndpoint(addr, ep) != nil || (ep.Scheme != "http" && ep.Scheme != "https") {
 			return
 		}
 		for i, path := range []string{ep.Path, moved} {

@@ -29,8 +29,8 @@ func newHTTPConfig(cfg repo.Config, rawURL string) httpConfig {
 
 // matchingURL is the endpoint's URL with its user but no password: what
 // git matches http.<url>.* keys against.
-func matchingURL(ep *endpoint) string {
-	addr := ep.Protocol + "://"
+func matchingURL(ep *Address) string {
+	addr := ep.Scheme + "://"
 	if ep.User != "" {
 		addr += escapeUser(ep.User) + "@"
 	}

@@ -18,16 +18,16 @@ const daemonPort = 9418
 
 // newDaemon returns the git:// transport: a TCP connection to the daemon,
 // then the request line git sends ("git-upload-pack /path\0host=<host>\0",
-// host and path as daemonTarget gives them, "\0version=2\0" after it for
-// protocol v2), then the session over the connection. Cancelling the
-// context closes the connection.
-func newDaemon(ep *endpoint, host, path string) Transport {
-	return &daemonTransport{ep: ep, host: host, path: path}
+// host and path as daemonTarget gave them to the address, "\0version=2\0"
+// after it for protocol v2), then the session over the connection.
+// Cancelling the context closes the connection.
+func newDaemon(a *Address) Transport {
+	return &daemonTransport{ep: a, host: a.daemonHost, path: a.daemonPath}
 }
 
 // daemonTransport connects to a git daemon.
 type daemonTransport struct {
-	ep         *endpoint
+	ep         *Address
 	host, path string
 }
 

@@ -56,14 +56,7 @@ func TestDaemonRequest(t *testing.T) {
 // protocol version, and returns the request it sent.
 func daemonRequest(t *testing.T, ln net.Listener, addr string, version int) string {
 	t.Helper()
-	ep, err := parseEndpoint(addr)
-	if err == nil {
-		err = checkEndpoint(addr, ep)
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", addr, err)
-	}
-	host, path, err := daemonTarget(addr)
+	ep, err := ParseAddress(addr)
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
@@ -83,7 +76,7 @@ func daemonRequest(t *testing.T, ln net.Listener, addr string, version int) stri
 		}
 		got <- string(pkt)
 	}()
-	c, err := newDaemon(ep, host, path).Connect(context.Background(), "git-upload-pack", version)
+	c, err := newDaemon(ep).Connect(context.Background(), "git-upload-pack", version)
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}

@@ -78,38 +78,52 @@ func notAllowed(proto string) error {
 
 // checkEndpoint refuses an address that could turn into an option of the
 // program that carries the transfer, or into a second line of a request,
-// with git's words: a ssh user or host beginning with '-' would be read by
-// ssh as an option (-oProxyCommand=… runs a command), as would a path
-// handed to git-upload-pack or to the remote shell.
-func checkEndpoint(addr string, ep *endpoint) error {
+// with git's words: a control character anywhere, then what the scheme's
+// own check refuses (a ssh user or host beginning with '-' would be read by
+// ssh as an option, -oProxyCommand=… runs a command, as would a path
+// handed to git-upload-pack or to the remote shell).
+func checkEndpoint(addr string, a *Address) error {
 	if i := strings.IndexFunc(addr, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
 		return fmt.Errorf("refusing a URL with a control character: '%s'", mask.Printable(Anonymize(addr)))
 	}
-	switch ep.Protocol {
-	case "ssh":
-		host := ep.Host
-		if ep.User != "" {
-			host = ep.User + "@" + host
-		}
-		if looksLikeOption(ep.User) || looksLikeOption(ep.Host) {
-			return fmt.Errorf("strange hostname '%s' blocked", host)
-		}
-		if looksLikeOption(ep.Path) {
-			return fmt.Errorf("strange pathname '%s' blocked", ep.Path)
-		}
-	case "file":
-		if looksLikeOption(ep.Path) {
-			return fmt.Errorf("strange pathname '%s' blocked", ep.Path)
-		}
-	case "git":
-		if looksLikeOption(ep.Host) {
-			return fmt.Errorf("strange hostname '%s' blocked", ep.Host)
-		}
-		if _, _, err := daemonTarget(addr); err != nil {
-			return err
-		}
+	if check := schemes[a.Scheme].check; check != nil {
+		return check(a, addr)
 	}
 	return nil
+}
+
+// checkSSH refuses a user, host or path that ssh would take for an option.
+func checkSSH(a *Address, _ string) error {
+	host := a.Host
+	if a.User != "" {
+		host = a.User + "@" + host
+	}
+	if looksLikeOption(a.User) || looksLikeOption(a.Host) {
+		return fmt.Errorf("strange hostname '%s' blocked", host)
+	}
+	if looksLikeOption(a.Path) {
+		return fmt.Errorf("strange pathname '%s' blocked", a.Path)
+	}
+	return nil
+}
+
+// checkLocal refuses a path that git upload-pack would take for an option.
+func checkLocal(a *Address, _ string) error {
+	if looksLikeOption(a.Path) {
+		return fmt.Errorf("strange pathname '%s' blocked", a.Path)
+	}
+	return nil
+}
+
+// checkDaemon refuses a host that looks like an option and what
+// daemonTarget refuses, and keeps the host and path a request names.
+func checkDaemon(a *Address, addr string) error {
+	if looksLikeOption(a.Host) {
+		return fmt.Errorf("strange hostname '%s' blocked", a.Host)
+	}
+	var err error
+	a.daemonHost, a.daemonPath, err = daemonTarget(addr)
+	return err
 }
 
 // looksLikeOption is git's looks_like_command_line_option.

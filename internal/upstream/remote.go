@@ -23,8 +23,7 @@ type Remote struct {
 	URL string
 
 	ctx    context.Context
-	addr   string    // the address git gave, durable:// mapped
-	ep     *endpoint // moved by a redirect of the first HTTP request
+	ep     *Address // moved by a redirect of the first HTTP request
 	o      Options
 	tr     Transport    // for a stream: a command or a daemon
 	client *http.Client // for smart HTTP, with its credentials:
@@ -57,19 +56,16 @@ type Options struct {
 // anything ssh or upload-pack could take for an option, and git's
 // protocol policy. Nothing is sent yet.
 func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
-	r := &Remote{URL: Anonymize(addr), ctx: ctx, addr: addr, o: o}
-	ep, err := parseEndpoint(addr)
+	ep, err := ParseAddress(addr)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEndpoint(addr, ep); err != nil {
-		return nil, err
-	}
+	r := &Remote{URL: ep.Safe, ctx: ctx, o: o}
 	cfg, err := o.Config()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAllowed(cfg, o.Env, ep.Protocol); err != nil {
+	if err := checkAllowed(cfg, o.Env, ep.Scheme); err != nil {
 		return nil, err
 	}
 	r.ep = ep
@@ -93,33 +89,25 @@ func (r *Remote) setup() error {
 	if r.version, err = protocolVersion(cfg, r.o.Env.Getenv); err != nil {
 		return err
 	}
-	switch {
+	switch s := schemes[r.ep.Scheme]; {
 	case r.o.Transport != nil:
 		r.tr = r.o.Transport
-	case r.ep.Protocol == "http" || r.ep.Protocol == "https":
+	case s.stream:
+		r.tr = s.transport(cfg, r.o.Env, r.ep)
+	default:
 		hc := newHTTPConfig(cfg, matchingURL(r.ep))
 		a, err := newHTTPAuth(hc, r.ep, r.o.Redactor)
 		if err != nil {
 			return err
 		}
 		r.cut = &transferLog{}
-		c, err := newHTTPClient(hc, r.ep.Protocol, r.o.Env, r.o.Redactor, a.headerNames(), r.cut, func(msg string) {
+		c, err := newHTTPClient(hc, r.ep.Scheme, r.o.Env, r.o.Redactor, a.headerNames(), r.cut, func(msg string) {
 			fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
 		})
 		if err != nil {
 			return err
 		}
 		r.client, r.auth = c, a
-	case r.ep.Protocol == "ssh":
-		r.tr = newSSH(cfg, r.o.Env.Getenv, r.ep)
-	case r.ep.Protocol == "git":
-		host, path, err := daemonTarget(r.addr)
-		if err != nil {
-			return err
-		}
-		r.tr = newDaemon(r.ep, host, path)
-	default:
-		r.tr = newLocal(r.ep.Path)
 	}
 	return nil
 }
@@ -222,7 +210,7 @@ var (
 
 // HTTP reports whether the upstream is reached over smart HTTP.
 func (r *Remote) HTTP() bool {
-	return r.o.Transport == nil && (r.ep.Protocol == "http" || r.ep.Protocol == "https")
+	return r.o.Transport == nil && !schemes[r.ep.Scheme].stream
 }
 
 // Failure is git's fatal line for the first request the HTTP client failed

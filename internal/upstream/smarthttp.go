@@ -174,18 +174,18 @@ func mediaType(contentType string) string {
 // url is the URL of a file of the remote's smart HTTP service, as
 // remote-curl makes it: the remote's URL (its query kept) with a '/'
 // unless it has one, then name.
-func (e *endpoint) url(name string) *url.URL {
+func (e *Address) url(name string) *url.URL {
 	path, query, _ := strings.Cut(e.Path, "?")
 	query, _, _ = strings.Cut(query, "#")
 	path, _, _ = strings.Cut(path, "#")
 	if !strings.HasSuffix(path, "/") {
 		path += "/"
 	}
-	return &url.URL{Scheme: e.Protocol, Host: e.hostPort(), Path: path + name, RawQuery: query}
+	return &url.URL{Scheme: e.Scheme, Host: e.hostPort(), Path: path + name, RawQuery: query}
 }
 
 // hostPort is the endpoint's host, with its port when it has one.
-func (e *endpoint) hostPort() string {
+func (e *Address) hostPort() string {
 	if e.Port != 0 {
 		return e.Host + ":" + strconv.Itoa(e.Port)
 	}
@@ -204,7 +204,7 @@ func (r *Remote) moveTo(got, asked *url.URL) error {
 	if !strings.HasSuffix(got.Path, tail) {
 		return fmt.Errorf("unable to update url base from redirection: asked for: %s, redirect: %s", Anonymize(asked.String()), Anonymize(got.String()))
 	}
-	ep := &endpoint{Protocol: strings.ToLower(got.Scheme), Host: got.Hostname(), Path: strings.TrimSuffix(got.Path, tail)}
+	ep := &Address{Scheme: strings.ToLower(got.Scheme), Host: got.Hostname(), Path: strings.TrimSuffix(got.Path, tail)}
 	if strings.Contains(ep.Host, ":") {
 		ep.Host = "[" + ep.Host + "]"
 	}

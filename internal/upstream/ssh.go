@@ -18,7 +18,7 @@ import (
 // ProxyCommand, keys, agents and known_hosts behave as for git. go-git's
 // own ssh client ignores all of these. The end of the context stops the
 // command.
-func newSSH(cfg repo.Config, getenv func(string) string, ep *endpoint) Transport {
+func newSSH(cfg repo.Config, getenv func(string) string, ep *Address) Transport {
 	prog, shell := "ssh", false
 	if v := getenv("GIT_SSH_COMMAND"); v != "" {
 		prog, shell = v, true
@@ -100,7 +100,7 @@ func sshVariant(prog string, shell bool) string {
 // the server none, and it answers v0); the port option the variant
 // understands, the [user@]host, and the remote command with the
 // repository path single-quoted.
-func sshArgs(variant string, ep *endpoint, service string, version int) ([]string, error) {
+func sshArgs(variant string, ep *Address, service string, version int) ([]string, error) {
 	var args []string
 	if variant == "ssh" && version > 0 {
 		args = append(args, "-o", "SendEnv=GIT_PROTOCOL")

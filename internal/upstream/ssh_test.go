@@ -8,7 +8,7 @@ import (
 )
 
 func TestSSHArgs(t *testing.T) {
-	ep := &endpoint{Protocol: "ssh", User: "git", Host: "h", Port: 2222, Path: "/o/it's.git"}
+	ep := &Address{Scheme: "ssh", User: "git", Host: "h", Port: 2222, Path: "/o/it's.git"}
 	for _, tc := range []struct {
 		variant string
 		want    []string
@@ -25,7 +25,7 @@ func TestSSHArgs(t *testing.T) {
 	if _, err := sshArgs("simple", ep, "git-upload-pack", 0); err == nil {
 		t.Error("simple ssh took a port")
 	}
-	scp := &endpoint{Protocol: "ssh", Host: "h", Port: 22, Path: "o/r.git"}
+	scp := &Address{Scheme: "ssh", Host: "h", Port: 22, Path: "o/r.git"}
 	if got, _ := sshArgs("simple", scp, "git-receive-pack", 0); !reflect.DeepEqual(got, []string{"h", "git-receive-pack 'o/r.git'"}) {
 		t.Errorf("scp-like: %q", got)
 	}
@@ -54,7 +54,7 @@ func TestSSHVariant(t *testing.T) {
 // one simple command is exec'd by the shell, so that the helper's child is
 // ssh itself.
 func TestSSHCommandLine(t *testing.T) {
-	ep := &endpoint{Protocol: "ssh", Host: "h", Path: "/r.git"}
+	ep := &Address{Scheme: "ssh", Host: "h", Path: "/r.git"}
 	remote := []string{"h", "git-upload-pack '/r.git'"}
 	for _, tc := range []struct {
 		prog string

@@ -83,17 +83,6 @@ func validScheme(s string) bool {
 	return s != ""
 }
 
-// defaultPort is the port a scheme implies.
-func defaultPort(scheme string) string {
-	switch scheme {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
-}
-
 // normalizeEscapes decodes the escapes of unreserved characters, upper-cases
 // the hex digits of the others and escapes bytes a URL cannot hold as they
 // are.

@@ -10,20 +10,43 @@ import (
 	"strings"
 )
 
-// endpoint is where the upstream is, as parsed from its address.
-type endpoint struct {
-	Protocol       string // file, ssh, git, http or https
+// Address is where an upstream is: the address git gave the helper,
+// parsed once (ParseAddress) into what every transport, message and
+// request uses.
+type Address struct {
+	Scheme         string // file, ssh, git, http or https: a row of schemes
 	User, Password string
 	Host           string // an IPv6 address in brackets
-	Port           int    // 0: the protocol's default
+	Port           int    // 0: the scheme's default
 	Path           string // with the query and fragment of a URL
+	// Safe is the address as git gave it without its user information,
+	// as messages name it (Anonymize).
+	Safe string
+	// daemonHost and daemonPath are what a git:// request names, as git's
+	// connect.c reads them from the address (daemonTarget).
+	daemonHost, daemonPath string
+}
+
+// ParseAddress parses the address git passes as the helper's second
+// argument (parseEndpoint) and refuses what git refuses of it before
+// anything runs or connects (checkEndpoint).
+func ParseAddress(addr string) (*Address, error) {
+	a, err := parseEndpoint(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEndpoint(addr, a); err != nil {
+		return nil, err
+	}
+	a.Safe = Anonymize(addr)
+	return a, nil
 }
 
 // parseEndpoint turns the address git passes as the helper's second argument
-// into an endpoint. git strips "durable::" before it runs the helper,
+// into an Address. git strips "durable::" before it runs the helper,
 // so the rest is any URL git accepts; "durable://host/path", which git passes
 // whole, means https://host/path.
-func parseEndpoint(addr string) (*endpoint, error) {
+func parseEndpoint(addr string) (*Address, error) {
 	if rest, ok := strings.CutPrefix(addr, "durable://"); ok {
 		addr = "https://" + rest
 	}
@@ -37,16 +60,19 @@ func parseEndpoint(addr string) (*endpoint, error) {
 		}
 	}
 	ep, err := splitAddress(addr)
-	if err != nil || (ep.Protocol == "http" || ep.Protocol == "https") && ep.Host == "" {
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL '%s'", Anonymize(addr))
+	}
+	s, ok := schemes[ep.Scheme]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("unsupported protocol '%s' in '%s'", ep.Scheme, Anonymize(addr))
+	case !s.stream && ep.Host == "":
 		// No host: what git credential would be asked about is not where
 		// the requests go.
 		return nil, fmt.Errorf("invalid URL '%s'", Anonymize(addr))
 	}
-	switch ep.Protocol {
-	case "file", "ssh", "git", "http", "https":
-		return ep, nil
-	}
-	return nil, fmt.Errorf("unsupported protocol '%s' in '%s'", ep.Protocol, Anonymize(addr))
+	return ep, nil
 }
 
 // hasScheme matches an address that starts with "<scheme>://".
@@ -59,18 +85,18 @@ var scpLike = regexp.MustCompile(`^(?:([^@]+)@)?([^:\s]+):([^\\].*)$`)
 // scheme; "[user@]host:path", which is ssh unless a '/' comes before the
 // first ':' (git's url_is_local_not_ssh); else a local path, made
 // absolute.
-func splitAddress(addr string) (*endpoint, error) {
+func splitAddress(addr string) (*Address, error) {
 	if !hasScheme.MatchString(addr) {
 		if m := scpLike.FindStringSubmatch(addr); m != nil {
 			if before, _, _ := strings.Cut(addr, ":"); !strings.Contains(before, "/") {
-				return &endpoint{Protocol: "ssh", User: m[1], Host: m[2], Port: 22, Path: m[3]}, nil
+				return &Address{Scheme: "ssh", User: m[1], Host: m[2], Port: 22, Path: m[3]}, nil
 			}
 		}
 		path, err := filepath.Abs(addr)
 		if err != nil {
 			return nil, err
 		}
-		return &endpoint{Protocol: "file", Path: path}, nil
+		return &Address{Scheme: "file", Path: path}, nil
 	}
 	u, err := url.Parse(addr)
 	if err != nil {
@@ -79,7 +105,7 @@ func splitAddress(addr string) (*endpoint, error) {
 	if !u.IsAbs() {
 		return nil, fmt.Errorf("invalid endpoint: %s", addr)
 	}
-	ep := &endpoint{Protocol: u.Scheme, Host: u.Hostname(), Path: u.Path}
+	ep := &Address{Scheme: u.Scheme, Host: u.Hostname(), Path: u.Path}
 	if u.User != nil {
 		ep.User = u.User.Username()
 		ep.Password, _ = u.User.Password()

@@ -24,7 +24,7 @@ func TestParseEndpoint(t *testing.T) {
 			t.Errorf("%s: %v", tc.addr, err)
 			continue
 		}
-		if ep.Protocol != tc.proto || ep.Host != tc.host || ep.Path != tc.path || ep.User != tc.user || ep.Port != tc.port {
+		if ep.Scheme != tc.proto || ep.Host != tc.host || ep.Path != tc.path || ep.User != tc.user || ep.Port != tc.port {
 			t.Errorf("%s: got %+v", tc.addr, ep)
 		}
 	}
