@@ -78,10 +78,7 @@ func (u *unpacker) putOffOne(j *job) {
 	}
 	cost := int64(len(j.data)) + laterEntry
 	if u.later.bytes+cost > laterMax {
-		if u.kept != nil {
-			return // read back from the pack
-		}
-		if off, err := u.spill.put(j.data); err == nil {
+		if off, err := u.aside.put(j.data); err == nil {
 			u.laterSpilled(j.idx, off)
 			return
 		}
@@ -94,9 +91,9 @@ func (u *unpacker) putOffOne(j *job) {
 }
 
 // laterSpilled records where in the spill file the data of entry k is
-// (nothing for a kept pack, whose entries are read back from it).
+// (nothing for a kept pack, off -1, whose entries are read back from it).
 func (u *unpacker) laterSpilled(k int32, off int64) {
-	if u.kept != nil {
+	if off < 0 {
 		return
 	}
 	if u.later.spilled == nil {
@@ -115,13 +112,13 @@ func (u *unpacker) laterDelta(k int32) ([]byte, error) {
 	}
 	off, spilled := u.later.spilled[k]
 	u.mu.Unlock()
-	switch {
-	case ok:
+	if ok {
 		return data, nil
-	case spilled:
-		return u.spill.reread(&job{idx: k, spilled: true, spillAt: off})
 	}
-	return u.kept.delta(&job{idx: k})
+	if !spilled {
+		off = -1 // in the kept pack
+	}
+	return u.aside.reread(&job{idx: k, spilled: true, spillAt: off})
 }
 
 // secondPass resolves the deltas put off, the trees shared out among the

@@ -38,19 +38,16 @@ func (e *UnresolvedError) Is(target error) bool { return target == ErrUnresolved
 // data is held, as git holds it.
 func (u *unpacker) park(j *job) {
 	n := int64(len(j.data))
-	if u.reread == nil || u.parked+n <= parkMax {
+	if u.aside == nil || u.parked+n <= parkMax {
 		u.parked += n
 		return
 	}
-	if u.spill != nil {
-		off, err := u.spill.put(j.data)
-		if err != nil {
-			u.parked += n
-			return
-		}
-		j.spillAt = off
+	off, err := u.aside.put(j.data)
+	if err != nil {
+		u.parked += n
+		return
 	}
-	j.data, j.spilled = nil, true
+	j.data, j.spilled, j.spillAt = nil, true, off
 }
 
 // unpark is called, with u.mu held, as j stops waiting.
@@ -63,7 +60,7 @@ func (u *unpacker) unpark(j *job) {
 
 // reload reads back the data a waiting delta dropped.
 func (u *unpacker) reload(j *job) error {
-	data, err := u.reread(j)
+	data, err := u.aside.reread(j)
 	if err != nil {
 		return err
 	}
@@ -98,6 +95,15 @@ func (u *unpacker) unresolvedErr(n int) error {
 	}
 	return ErrUnresolved
 }
+
+// put sets nothing aside: the kept pack holds every entry (aside).
+func (d *packDest) put([]byte) (int64, error) { return -1, nil }
+
+// release: the kept pack is published or discarded on its own (aside).
+func (d *packDest) release() {}
+
+// reread reads back the delta of job j from the kept pack (aside).
+func (d *packDest) reread(j *job) ([]byte, error) { return d.delta(j) }
 
 // delta reads back the delta of job j from the kept pack.
 func (d *packDest) delta(j *job) ([]byte, error) {

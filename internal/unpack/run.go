@@ -33,18 +33,17 @@ type unpacker struct {
 	check         *packCheck // Strict, kept pack: objects checked as they come
 
 	mu       sync.Mutex
-	entries  *table                       // every entry, and the first of each id
-	waiting  map[int32][]*job             // deltas whose base entry is in flight
-	awaiting map[object.ID][]*job         // REF deltas whose base id is nowhere yet
-	baseErrs map[object.ID]*BaseError     // pending because the store's copy is unreadable
-	orphans  int                          // deltas whose OFS base is no entry
-	parked   int64                        // data held by waiting and pending deltas
-	reread   func(j *job) ([]byte, error) // a spilled delta's data
-	spill    *spill                       // where an exploded pack's deltas spill
-	kept     *packDest                    // the kept pack, whose deltas may be put off
-	later    laterDeltas                  // deltas put off to the second pass
-	lead     lead                         // the reader's lead over the workers
-	external map[object.ID]bool           // REF_DELTA bases taken from the store
+	entries  *table                   // every entry, and the first of each id
+	waiting  map[int32][]*job         // deltas whose base entry is in flight
+	awaiting map[object.ID][]*job     // REF deltas whose base id is nowhere yet
+	baseErrs map[object.ID]*BaseError // pending because the store's copy is unreadable
+	orphans  int                      // deltas whose OFS base is no entry
+	parked   int64                    // data held by waiting and pending deltas
+	aside    aside                    // where deltas' data goes that memory cannot hold
+	kept     *packDest                // the kept pack, whose deltas may be put off
+	later    laterDeltas              // deltas put off to the second pass
+	lead     lead                     // the reader's lead over the workers
+	external map[object.ID]bool       // REF_DELTA bases taken from the store
 	written  int
 	existing int
 	// reservedBytes: given to opts.Reserve for entries and the second
@@ -115,13 +114,12 @@ func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, 
 func (u *unpacker) openDest(ropts *pack.ReaderOptions) (ld *looseDest, pd *packDest, err error) {
 	if u.opts.Keep == nil {
 		ld = newLooseDest(u.store, u.tx, u.fail, &u.work)
-		u.dest, u.spill = ld, newSpill(u.store, u.tx, u.fmt, &u.work)
-		u.reread = u.spill.reread
+		u.dest, u.aside = ld, newSpill(u.store, u.tx, u.fmt, &u.work)
 	} else {
 		if pd, err = newPackDest(u.store, u.tx, u, &u.work); err != nil {
 			return nil, nil, err
 		}
-		u.dest, ropts.CRC32, u.reread, u.kept = pd, true, pd.delta, pd
+		u.dest, ropts.CRC32, u.aside, u.kept = pd, true, pd, pd
 		ropts.Tee = pd
 		if u.opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(u.opts.Tee, pd)
@@ -152,9 +150,7 @@ func (u *unpacker) drive(r *pack.Reader, ld *looseDest) error {
 		u.secondPass()
 	}
 	close(u.jobs)
-	if u.spill != nil {
-		u.spill.close()
-	}
+	u.aside.release()
 	if ld != nil {
 		ld.wait() // before the --strict writes, which go straight to the store
 	}

@@ -12,6 +12,19 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
+// aside is where a delta's data goes while memory cannot hold it (park,
+// putOffOne), and where it is read back from: the spill file of an
+// exploded pack, or the kept pack itself, which holds every entry already.
+type aside interface {
+	// put sets data aside and returns where, for reread; -1 where nothing
+	// needs writing (the kept pack holds it).
+	put(data []byte) (int64, error)
+	// reread reads back the delta data of j, set aside at j.spillAt.
+	reread(j *job) ([]byte, error)
+	// release ends the use of the place, once nothing can read it.
+	release()
+}
+
 // spill keeps, for an exploded pack, the waiting deltas that went past
 // parkMax: deflated again (a delta of gigabytes of zeros is a few KiB of
 // pack, and must not become gigabytes of disk), as pack entries in a
@@ -91,8 +104,8 @@ func (s *spill) reread(j *job) ([]byte, error) {
 	return data, err
 }
 
-// close removes the file, once nothing can read it.
-func (s *spill) close() {
+// release removes the file, once nothing can read it (aside).
+func (s *spill) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.file == nil {
