@@ -1,6 +1,8 @@
 // Package upstream is everything git-remote-durable knows of the upstream:
-// the URL (parsing, anonymizing, the redactor of secrets), git's protocol
-// policy and URL checks, credentials (git credential), the HTTP settings
+// the address (parsed once into an Address by ParseAddress, with git's
+// checks; the table of schemes, one row a protocol: its port, stream or
+// requests, its transport; the redactor of secrets), git's protocol
+// policy, credentials (git credential), the HTTP settings
 // and client (urlmatch, TLS, pinning, resolve, proxy, low speed, redirects,
 // credentials per origin), the transports (the user's ssh or git itself
 // for a local path, git daemon over TCP, smart HTTP), the sessions with
@@ -10,5 +12,7 @@
 //
 // internal/remote drives it for the dialogue with git; nothing here knows
 // of that dialogue, and the pack it fetches goes back to the caller, which
-// writes it: remote → upstream → unpack, never back up.
+// writes it: remote → upstream → unpack, never back up. It imports nothing
+// of the command shell: the process's environment comes as a proc.Env,
+// and text from the upstream is made printable with package mask.
 package upstream
