@@ -21,6 +21,37 @@ type dest interface {
 	read(id object.ID) (object.Type, []byte, error)
 	// stream takes a big blob's data from the pack without holding it.
 	stream(size int64, r io.Reader) (id object.ID, wrote bool, err error)
+	// wait returns once every write in flight is done, before the --strict
+	// writes, which go straight to the store.
+	wait()
+	// end completes what the run wrote, given how it went (err): it
+	// publishes a kept pack, or removes it, and sets what res says of the
+	// destination.
+	end(res *Result, size int64, keep *Keep, err error) error
+	// memory is how the run reserves memory for this destination.
+	memory() memoryPlan
+	// readsByID reports whether a done object is read by its id (the
+	// store holds it once written), so that the second pass needs no chain
+	// below it; else only the received pack holds it (objectAt).
+	readsByID() bool
+	// objectAt reads back the object of the done entry at off, where only
+	// the received pack holds it (its chain applied again); ok is false
+	// where a done object is read by its id (read).
+	objectAt(off int64) (typ object.Type, data []byte, ok bool, err error)
+	// wholeAt reads back the full object at off of the received pack when
+	// afford agrees to its size and to the bytes received so far; ok is
+	// false where it does not, or where the pack is not kept (see
+	// unpacker.readBack).
+	wholeAt(off int64, afford func(size, received int64) bool) (typ object.Type, data []byte, ok bool, err error)
+}
+
+// memoryPlan is how a run reserves memory (see reserve.go): the deltas
+// put off to the second pass reserved all at once (laterAtOnce: laterMax
+// as the first is put off) or as they grow, and the most room asked for
+// above what the run holds (room).
+type memoryPlan struct {
+	laterAtOnce bool
+	room        int64
 }
 
 // publishers is how many objects may wait at once for their writeout and
@@ -121,6 +152,23 @@ func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 	return d.store.WriteStream(d.tx, object.Blob, size, endedReader{r})
 }
 
+// memory: an exploded pack holds less, and must stay within 64 MiB and its
+// largest object.
+func (d *looseDest) memory() memoryPlan { return memoryPlan{} }
+
+// readsByID: every done object is written to the store.
+func (d *looseDest) readsByID() bool { return true }
+
+// objectAt: a done object is read by its id, from the store.
+func (d *looseDest) objectAt(int64) (object.Type, []byte, bool, error) {
+	return object.Bad, nil, false, nil
+}
+
+// wholeAt: nothing is read back from an exploded pack.
+func (d *looseDest) wholeAt(int64, func(size, received int64) bool) (object.Type, []byte, bool, error) {
+	return object.Bad, nil, false, nil
+}
+
 // wait returns once everything written is published; later writes are
 // published on the caller's goroutine.
 func (d *looseDest) wait() {
@@ -129,6 +177,12 @@ func (d *looseDest) wait() {
 	d.mu.Lock()
 	d.direct = true
 	d.mu.Unlock()
+}
+
+// end counts out the objects whose publication failed.
+func (d *looseDest) end(res *Result, _ int64, _ *Keep, err error) error {
+	res.Written -= d.lost
+	return err
 }
 
 // endedReader tells the store in its own terms (loose.ErrEnded) that an

@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"io"
 	"sync"
@@ -160,6 +161,54 @@ func (d *packDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 }
 
 // discard removes the temporary pack after a failure.
+// memory: a kept pack holds the bases of the whole pack in its cache.
+func (d *packDest) memory() memoryPlan { return memoryPlan{laterAtOnce: true, room: keptRoom} }
+
+// readsByID: a done object is in the kept pack only.
+func (d *packDest) readsByID() bool { return false }
+
+// objectAt reads back the object of a done entry from the kept pack.
+func (d *packDest) objectAt(off int64) (object.Type, []byte, bool, error) {
+	typ, data, err := d.rd.ObjectAt(off)
+	return typ, data, true, err
+}
+
+// wholeAt reads back the full object at off when afford agrees.
+func (d *packDest) wholeAt(off int64, afford func(size, received int64) bool) (object.Type, []byte, bool, error) {
+	h, err := d.rd.HeaderAt(off)
+	if err != nil {
+		return object.Bad, nil, false, err
+	}
+	if !afford(h.Size, d.received()) {
+		return object.Bad, nil, false, nil
+	}
+	typ, data, err := d.rd.ObjectAt(off)
+	if err != nil {
+		return object.Bad, nil, false, err
+	}
+	return typ, data, true, nil
+}
+
+// wait: a kept pack's entries are written as they come.
+func (d *packDest) wait() {}
+
+// end publishes the pack when the run went well (finish), else removes
+// it; its objects are then not written.
+func (d *packDest) end(res *Result, size int64, keep *Keep, err error) error {
+	res.Kept = true
+	if err == nil {
+		var sum []byte
+		sum, res.KeepPath, err = d.finish(size, keep)
+		res.Pack = hex.EncodeToString(sum)
+	} else {
+		d.discard()
+	}
+	if err != nil {
+		res.Written = 0 // they were in the pack, which is gone
+	}
+	return err
+}
+
 func (d *packDest) discard() {
 	d.in.Close()
 	d.file.Close()

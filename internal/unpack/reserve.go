@@ -52,13 +52,14 @@ func (u *unpacker) reserveLater() {
 	if u.opts.Reserve == nil {
 		return
 	}
+	atOnce := u.dest.memory().laterAtOnce
 	want := u.later.bytes
-	if u.kept != nil {
+	if atOnce {
 		want = laterMax
 	}
 	for u.laterHeld < want {
 		n := int64(laterStep)
-		if u.kept != nil {
+		if atOnce {
 			n = want
 		}
 		u.opts.Reserve(n)
@@ -84,8 +85,8 @@ const (
 // reserveRoom asks Options.ReserveRoom for a kept pack's room for
 // reserveEvery more entries; u.mu must be held.
 func (u *unpacker) reserveRoom() {
-	if u.opts.ReserveRoom != nil && u.kept != nil && u.roomBytes < keptRoom {
-		n := min(int64(reserveEvery*roomPerEntry), keptRoom-u.roomBytes)
+	if room := u.dest.memory().room; u.opts.ReserveRoom != nil && u.roomBytes < room {
+		n := min(int64(reserveEvery*roomPerEntry), room-u.roomBytes)
 		u.opts.ReserveRoom(n)
 		u.roomBytes += n
 	}

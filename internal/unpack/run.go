@@ -2,7 +2,6 @@ package unpack
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +39,6 @@ type unpacker struct {
 	orphans  int                      // deltas whose OFS base is no entry
 	parked   int64                    // data held by waiting and pending deltas
 	aside    aside                    // where deltas' data goes that memory cannot hold
-	kept     *packDest                // the kept pack, whose deltas may be put off
 	later    laterDeltas              // deltas put off to the second pass
 	lead     lead                     // the reader's lead over the workers
 	external map[object.ID]bool       // REF_DELTA bases taken from the store
@@ -88,13 +86,11 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 		u.lead.wake.Broadcast()
 		u.mu.Unlock()
 	})()
-	ld, pd, err := u.openDest(&ropts)
-	if err != nil {
+	if err := u.openDest(&ropts); err != nil {
 		return Result{Kept: true}, errors.Join(err, u.tx.End())
 	}
 	r := pack.NewReader(in, ropts)
-	err = u.drive(r, ld)
-	return u.result(r, ld, pd, err)
+	return u.result(r, u.drive(r))
 }
 
 // newUnpacker is a run's state before the first entry.
@@ -109,17 +105,18 @@ func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, 
 	return u
 }
 
-// openDest sets up where the objects go, loose objects or a kept pack
-// (one of ld and pd is nil), and what the reader must give it.
-func (u *unpacker) openDest(ropts *pack.ReaderOptions) (ld *looseDest, pd *packDest, err error) {
+// openDest sets up where the objects go, loose objects or a kept pack,
+// and what the reader must give it.
+func (u *unpacker) openDest(ropts *pack.ReaderOptions) error {
 	if u.opts.Keep == nil {
-		ld = newLooseDest(u.store, u.tx, u.fail, &u.work)
-		u.dest, u.aside = ld, newSpill(u.store, u.tx, u.fmt, &u.work)
+		u.dest = newLooseDest(u.store, u.tx, u.fail, &u.work)
+		u.aside = newSpill(u.store, u.tx, u.fmt, &u.work)
 	} else {
-		if pd, err = newPackDest(u.store, u.tx, u, &u.work); err != nil {
-			return nil, nil, err
+		pd, err := newPackDest(u.store, u.tx, u, &u.work)
+		if err != nil {
+			return err
 		}
-		u.dest, ropts.CRC32, u.aside, u.kept = pd, true, pd, pd
+		u.dest, ropts.CRC32, u.aside = pd, true, pd
 		ropts.Tee = pd
 		if u.opts.Tee != nil {
 			ropts.Tee = io.MultiWriter(u.opts.Tee, pd)
@@ -131,12 +128,12 @@ func (u *unpacker) openDest(ropts *pack.ReaderOptions) (ld *looseDest, pd *packD
 	case u.opts.Strict != nil:
 		u.check = newPackCheck(u.opts.Strict, u.fmt, u.opts.Messages)
 	}
-	return ld, pd, nil
+	return nil
 }
 
 // drive reads the stream to its end with the workers, then runs the second
 // pass and the checks of the end (finish).
-func (u *unpacker) drive(r *pack.Reader, ld *looseDest) error {
+func (u *unpacker) drive(r *pack.Reader) error {
 	for w := 0; w < u.opts.Workers; w++ {
 		go u.worker()
 	}
@@ -151,9 +148,7 @@ func (u *unpacker) drive(r *pack.Reader, ld *looseDest) error {
 	}
 	close(u.jobs)
 	u.aside.release()
-	if ld != nil {
-		ld.wait() // before the --strict writes, which go straight to the store
-	}
+	u.dest.wait() // before the --strict writes, which go straight to the store
 	err := u.finish(trailerErr)
 	// The workers are gone and the checks done: the delta bases are not
 	// needed again, and the index files of a kept pack come next.
@@ -163,21 +158,9 @@ func (u *unpacker) drive(r *pack.Reader, ld *looseDest) error {
 
 // result publishes a kept pack, ends the transaction and says what the run
 // did.
-func (u *unpacker) result(r *pack.Reader, ld *looseDest, pd *packDest, err error) (Result, error) {
-	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone(), Kept: pd != nil}
-	if ld != nil {
-		res.Written -= ld.lost
-	}
-	if pd != nil && err == nil {
-		var sum []byte
-		sum, res.KeepPath, err = pd.finish(r.Offset(), u.opts.Keep)
-		res.Pack = hex.EncodeToString(sum)
-	} else if pd != nil {
-		pd.discard()
-	}
-	if pd != nil && err != nil {
-		res.Written = 0 // they were in the pack, which is gone
-	}
+func (u *unpacker) result(r *pack.Reader, err error) (Result, error) {
+	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
+	err = u.dest.end(&res, r.Offset(), u.opts.Keep, err)
 	u.unreserve()
 	if endErr := u.tx.End(); err == nil {
 		err = endErr

@@ -40,7 +40,7 @@ func (u *unpacker) plant() *forest {
 		for x := i; !u.entries.at(x).needed; {
 			e := u.entries.at(x)
 			e.needed = true
-			if e.base < 0 || u.kept == nil && e.done {
+			if e.base < 0 || e.done && u.dest.readsByID() {
 				f.roots = append(f.roots, x)
 				break
 			}
@@ -169,8 +169,8 @@ func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
 	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil
 	}
-	if u.kept != nil {
-		return u.kept.rd.ObjectAt(u.offsetOf(k))
+	if typ, data, ok, err := u.dest.objectAt(u.offsetOf(k)); ok || err != nil {
+		return typ, data, err
 	}
 	if u.held != nil {
 		if typ, data, ok := u.held.get(id); ok {

@@ -136,9 +136,6 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 // order made to make the cache forget its bases) is not read back: ok is
 // false, and the delta is put off.
 func (u *unpacker) readBack(k int32, id object.ID) (typ object.Type, data []byte, ok bool, err error) {
-	if u.kept == nil {
-		return object.Bad, nil, false, nil
-	}
 	u.mu.Lock()
 	e := u.entries.at(k)
 	whole, off := e.base == fullObject, e.off
@@ -146,18 +143,13 @@ func (u *unpacker) readBack(k int32, id object.ID) (typ object.Type, data []byte
 	if !whole {
 		return object.Bad, nil, false, nil
 	}
-	h, err := u.kept.rd.HeaderAt(off)
-	if err != nil {
-		return object.Bad, nil, false, err
+	typ, data, ok, err = u.dest.wholeAt(off, func(size, received int64) bool {
+		return u.cache.Holds(size) && u.readBackBytes.Add(size) <= received
+	})
+	if ok {
+		u.cache.Put(id, typ, data)
 	}
-	if !u.cache.Holds(h.Size) || u.readBackBytes.Add(h.Size) > u.kept.received() {
-		return object.Bad, nil, false, nil
-	}
-	if typ, data, err = u.kept.rd.ObjectAt(off); err != nil {
-		return object.Bad, nil, false, err
-	}
-	u.cache.Put(id, typ, data)
-	return typ, data, true, nil
+	return typ, data, ok, err
 }
 
 // apply applies a delta job to its base and resolves the result.
