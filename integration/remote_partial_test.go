@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,8 +189,18 @@ func TestRemotePartialFilters(t *testing.T) {
 					continue
 				}
 				c, stats := durable(t, env, clones[i][0], "fetch")
+				plain := gittest.Exec(t, env, clones[i][1], nil, "git", "fetch", "-q")
+				if plain.Code != 0 && spec == "object:type=blob" {
+					// git 2.55 parses the old tip, a commit this filter
+					// left out, and fails ("could not parse commit"):
+					// the helper's fetch must fail alike.
+					if c.Code == 0 {
+						t.Fatalf("%s fetch: git failed (%s), ours did not", spec, bytes.TrimSpace(plain.Stderr))
+					}
+					continue
+				}
 				mustRun(t, c, spec+" fetch")
-				gittest.Git(t, env, clones[i][1], "fetch", "-q")
+				mustRun(t, plain, spec+" fetch by git")
 				samePartial(t, env, clones[i][0], clones[i][1], spec+" fetch")
 				checkPromisorBatches(t, stats, spec+" fetch")
 			}
