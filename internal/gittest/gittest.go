@@ -13,7 +13,8 @@ import (
 )
 
 // Env returns the sealed environment for a test: os.Environ() without any
-// GIT_* variable, plus a temporary HOME and fixed author data. extra entries
+// GIT_* variable, plus a temporary HOME (whose .gitconfig keeps automatic
+// maintenance in the foreground) and fixed author data. extra entries
 // ("K=V") are appended.
 func Env(t testing.TB, extra ...string) []string {
 	t.Helper()
@@ -24,6 +25,12 @@ func Env(t testing.TB, extra ...string) []string {
 			continue
 		}
 		env = append(env, kv)
+	}
+	// Automatic maintenance in the foreground: git 2.55 detaches it and
+	// repacks in the background while a test reads or removes the
+	// repository (maintenance.autoDetach; gc.autoDetach for older git).
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[maintenance]\n\tautoDetach = false\n[gc]\n\tautoDetach = false\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	env = append(env,
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
