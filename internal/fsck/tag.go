@@ -9,39 +9,16 @@ func checkTag(r *reporter, data []byte, hexsz int) {
 	if verifyHeaders(r, b) {
 		return
 	}
-	p := 0
-	if !b.hasPrefixAt(p, "object ") {
-		r.report(msgMissingObject, "invalid format - expected 'object' line")
+	p, ok := tagTarget(r, b, hexsz)
+	if !ok {
 		return
 	}
-	p, ok := oidLine(b, p+len("object "), hexsz)
-	if !ok && r.report(msgBadObjectSha1, "invalid 'object' line format - bad sha1") {
-		return
-	}
-	if !b.hasPrefixAt(p, "type ") {
-		r.report(msgMissingTypeEntry, "invalid format - expected 'type' line")
-		return
-	}
-	p += len("type ")
-	eol := b.indexC(p, '\n')
-	if eol < 0 {
-		r.report(msgMissingType, "invalid format - unexpected end after 'type' line")
-		return
-	}
-	switch string(b[p:eol]) {
-	case "commit", "tree", "blob", "tag":
-	default:
-		if r.report(msgBadType, "invalid 'type' value") {
-			return
-		}
-	}
-	p = eol + 1
 	if !b.hasPrefixAt(p, "tag ") {
 		r.report(msgMissingTagEntry, "invalid format - expected 'tag' line")
 		return
 	}
 	p += len("tag ")
-	eol = b.indexC(p, '\n')
+	eol := b.indexC(p, '\n')
 	if eol < 0 {
 		// git's text says 'type' here too.
 		r.report(msgMissingTag, "invalid format - unexpected end after 'type' line")
@@ -68,6 +45,37 @@ func checkTag(r *reporter, data []byte, hexsz int) {
 	if b.at(p) != '\n' {
 		r.report(msgExtraHeaderEntry, "invalid format - extra header(s) after 'tagger'")
 	}
+}
+
+// tagTarget checks the object and type lines of a tag; it returns where
+// the next line starts, and false where fsck_tag stops.
+func tagTarget(r *reporter, b cbuf, hexsz int) (int, bool) {
+	if !b.hasPrefixAt(0, "object ") {
+		r.report(msgMissingObject, "invalid format - expected 'object' line")
+		return 0, false
+	}
+	p, ok := oidLine(b, len("object "), hexsz)
+	if !ok && r.report(msgBadObjectSha1, "invalid 'object' line format - bad sha1") {
+		return 0, false
+	}
+	if !b.hasPrefixAt(p, "type ") {
+		r.report(msgMissingTypeEntry, "invalid format - expected 'type' line")
+		return 0, false
+	}
+	p += len("type ")
+	eol := b.indexC(p, '\n')
+	if eol < 0 {
+		r.report(msgMissingType, "invalid format - unexpected end after 'type' line")
+		return 0, false
+	}
+	switch string(b[p:eol]) {
+	case "commit", "tree", "blob", "tag":
+	default:
+		if r.report(msgBadType, "invalid 'type' value") {
+			return 0, false
+		}
+	}
+	return eol + 1, true
 }
 
 // validRefname reports whether git's check_refname_format(name, 0) accepts

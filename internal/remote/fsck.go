@@ -26,40 +26,9 @@ type fsckSetting struct {
 // unknown message id is skipped with a warning, an unknown severity is
 // fatal.
 func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, errw io.Writer) (*fsck.Options, error) {
-	var sets []fsckSetting
-	for _, e := range c {
-		name, ok := strings.CutPrefix(e.Key, "fetch.fsck.")
-		if !ok {
-			continue
-		}
-		if name == "skiplist" {
-			if e.NoValue {
-				fmt.Fprintf(errw, "error: missing value for '%s'\n", e.Key)
-				continue
-			}
-			p, err := repo.ExpandPath(e.Value, getenv)
-			if err != nil {
-				return nil, err
-			}
-			sets = append(sets, fsckSetting{path: p})
-			continue
-		}
-		if _, ok := fsck.Strict().Severity(name); !ok {
-			fmt.Fprintf(errw, "warning: Skipping unknown msg id '%s'\n", name)
-			continue
-		}
-		var s fsck.Severity
-		switch e.Value {
-		case "error":
-			s = fsck.Error
-		case "warn":
-			s = fsck.Warn
-		case "ignore":
-			s = fsck.Ignore
-		default:
-			return nil, fmt.Errorf("Unknown fsck message type: '%s'", e.Value)
-		}
-		sets = append(sets, fsckSetting{msgID: name, sev: s})
+	sets, err := fsckSettings(c, getenv, errw)
+	if err != nil {
+		return nil, err
 	}
 	on := false
 	for _, key := range []string{"fetch.fsckObjects", "transfer.fsckObjects"} {
@@ -88,4 +57,38 @@ func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, err
 		}
 	}
 	return o, nil
+}
+
+// fsckSettings reads the fetch.fsck.* entries in the order of the
+// configuration: a severity per message id, a skip list per file.
+func fsckSettings(c repo.Config, getenv func(string) string, errw io.Writer) ([]fsckSetting, error) {
+	var sets []fsckSetting
+	for _, e := range c {
+		name, ok := strings.CutPrefix(e.Key, "fetch.fsck.")
+		if !ok {
+			continue
+		}
+		if name == "skiplist" {
+			if e.NoValue {
+				fmt.Fprintf(errw, "error: missing value for '%s'\n", e.Key)
+				continue
+			}
+			p, err := repo.ExpandPath(e.Value, getenv)
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, fsckSetting{path: p})
+			continue
+		}
+		if _, ok := fsck.Strict().Severity(name); !ok {
+			fmt.Fprintf(errw, "warning: Skipping unknown msg id '%s'\n", name)
+			continue
+		}
+		s, ok := map[string]fsck.Severity{"error": fsck.Error, "warn": fsck.Warn, "ignore": fsck.Ignore}[e.Value]
+		if !ok {
+			return nil, fmt.Errorf("Unknown fsck message type: '%s'", e.Value)
+		}
+		sets = append(sets, fsckSetting{msgID: name, sev: s})
+	}
+	return sets, nil
 }

@@ -58,6 +58,41 @@ func (r *Report) decode(in io.Reader) error {
 	return r.Err
 }
 
+// status takes one line of the report after "unpack": "ok <ref>", "ng
+// <ref> <reason>", or an "option" line of report-status-v2, which may
+// follow only an ok (options says whether the last status was one).
+func (r *Report) status(line []byte, options *bool) error {
+	head, rest, found := bytes.Cut(line, []byte(" "))
+	switch {
+	case !found:
+		return fmt.Errorf("invalid status line from remote: %s", mask.Printable(string(line)))
+	case string(head) == "option":
+		if !*options {
+			return errors.New("'option' without a matching 'ok/ng' directive")
+		}
+		return nil // report-status-v2's details, which the helper does not ask for
+	case string(head) != "ok" && string(head) != "ng":
+		return fmt.Errorf("invalid ref status from remote: %s", mask.Printable(string(head)))
+	}
+	name, reason, hasReason := bytes.Cut(rest, []byte(" "))
+	*options = false
+	if !r.sent[string(name)] {
+		r.other(string(name))
+		return nil
+	}
+	st := RefStatus{OK: string(head) == "ok"}
+	*options = st.OK
+	if !st.OK {
+		st.Reason = "failed" // git's word when the upstream gives none
+		if hasReason {
+			st.Reason = string(reason)
+		}
+	}
+	r.Statuses[string(name)] = st
+	return nil
+}
+
+// decodeFrom is decode, without keeping the error.
 func (r *Report) decodeFrom(in io.Reader) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
@@ -90,33 +125,9 @@ func (r *Report) decodeFrom(in io.Reader) error {
 		if line == nil {
 			break
 		}
-		head, rest, found := bytes.Cut(line, []byte(" "))
-		switch {
-		case !found:
-			return fmt.Errorf("invalid status line from remote: %s", mask.Printable(string(line)))
-		case string(head) == "option":
-			if !options {
-				return errors.New("'option' without a matching 'ok/ng' directive")
-			}
-			continue // report-status-v2's details, which the helper does not ask for
-		case string(head) != "ok" && string(head) != "ng":
-			return fmt.Errorf("invalid ref status from remote: %s", mask.Printable(string(head)))
+		if err := r.status(line, &options); err != nil {
+			return err
 		}
-		name, reason, hasReason := bytes.Cut(rest, []byte(" "))
-		options = false
-		if !r.sent[string(name)] {
-			r.other(string(name))
-			continue
-		}
-		st := RefStatus{OK: string(head) == "ok"}
-		options = st.OK
-		if !st.OK {
-			st.Reason = "failed" // git's word when the upstream gives none
-			if hasReason {
-				st.Reason = string(reason)
-			}
-		}
-		r.Statuses[string(name)] = st
 	}
 	if n := r.unknown - maxWarnings; n > 0 {
 		fmt.Fprintf(r.warn, "warning: remote reported status on %d more refs that were not pushed\n", n)
