@@ -28,12 +28,7 @@ func TestScan(t *testing.T) {
 		ids = append(ids, write(t, s, p, object.Blob, []byte(c)))
 	}
 	gittest.GitIn(t, env, repo, []byte(ids[4].String()+"\n"), "pack-objects", "-q", "objects/pack/pack")
-	path := func(id object.ID) string { d, r := id.Shard(); return filepath.Join(objs, d, r) }
-	poison := func(id object.ID, f func([]byte) []byte) {
-		raw, _ := os.ReadFile(path(id))
-		os.Chmod(path(id), 0o644)
-		os.WriteFile(path(id), f(raw), 0o444)
-	}
+	poison := func(id object.ID, f func([]byte) []byte) { poisonLoose(objs, id, f) }
 	poison(ids[0], func([]byte) []byte { return nil })
 	poison(ids[1], func(b []byte) []byte { return b[:len(b)-3] })
 	poison(ids[2], func(b []byte) []byte { b[len(b)-1] ^= 0x40; return b })
@@ -68,7 +63,7 @@ func TestScan(t *testing.T) {
 	if err := s.Drop(ids[4]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path(ids[4])); !os.IsNotExist(err) {
+	if _, err := os.Stat(loosePath(objs, ids[4])); !os.IsNotExist(err) {
 		t.Errorf("Drop left the broken copy (%v)", err)
 	}
 	if typ, data, err := loose.Open(batch.OS, objs, loose.Options{}).Read(ids[4]); err != nil || typ != object.Blob || string(data) != "pack me" {

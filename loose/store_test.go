@@ -81,12 +81,7 @@ func TestNeedRepairsBrokenObjects(t *testing.T) {
 	for _, c := range contents {
 		ids = append(ids, write(t, s, p, object.Blob, []byte(c)))
 	}
-	path := func(id object.ID) string { d, r := id.Shard(); return filepath.Join(objs, d, r) }
-	poison := func(id object.ID, f func([]byte) []byte) {
-		raw, _ := os.ReadFile(path(id))
-		os.Chmod(path(id), 0o644)
-		os.WriteFile(path(id), f(raw), 0o444)
-	}
+	poison := func(id object.ID, f func([]byte) []byte) { poisonLoose(objs, id, f) }
 	poison(ids[0], func([]byte) []byte { return nil })
 	poison(ids[1], func(b []byte) []byte { return b[:len(b)/2] })
 	poison(ids[2], func(b []byte) []byte { b[len(b)-1] ^= 0x40; return b })
@@ -213,4 +208,19 @@ func TestBrokenHereGoodInAlternate(t *testing.T) {
 	if need, err := s.Need(id); !need || err != nil {
 		t.Errorf("need %v %v: a copy that cannot be freshened must be written anew", need, err)
 	}
+}
+
+// loosePath is the file of the loose object id under objs.
+func loosePath(objs string, id object.ID) string {
+	d, r := id.Shard()
+	return filepath.Join(objs, d, r)
+}
+
+// poisonLoose rewrites the loose object id under objs as f makes its bytes
+// (read-only again, as git leaves it): what a crash or a bad disk leaves.
+func poisonLoose(objs string, id object.ID, f func([]byte) []byte) {
+	path := loosePath(objs, id)
+	raw, _ := os.ReadFile(path)
+	os.Chmod(path, 0o644)
+	os.WriteFile(path, f(raw), 0o444)
 }
