@@ -134,7 +134,9 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 // can still heal what the check reads broken (healCheck); not for a
 // deepening, whose check would need the new boundary. It returns whether
 // the objects are known to be connected (by the unpacker's closure, or by
-// that check: git need not run it again).
+// that check): a clone that asked for check-connectivity is then told
+// connectivity-ok and skips its own check; git's transport-helper takes
+// that answer from no other fetch, and runs its check after every one.
 func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir string, shallow, tips []object.ID, connected bool) (batch.Stats, bool, error) {
 	if err := pack.Drain(); err != nil {
 		return batch.Stats{}, false, err

@@ -96,7 +96,8 @@ func checkArgs(partial bool) []string {
 
 // healCheck runs git's connectivity check of tips before git does, where
 // up can heal what it reads broken (see healReads), and reports whether it
-// passed: then git is told so (connectivity-ok) and does not run it again.
+// passed: a clone is then told so (connectivity-ok, see afterPack) and
+// does not run it again; after a fetch git runs it whatever it is told.
 // Elsewhere it leaves the check to git, whose failure is then git's own.
 func (h *helper) healCheck(up *upstream.Upload, tips []object.ID) bool {
 	if !up.ByID() {
