@@ -12,7 +12,7 @@ import (
 // wrote. It runs on the reader's goroutine after the last entry, the
 // workers still serving the queue.
 func (u *unpacker) heal() {
-	u.wg.Wait()
+	u.drv.wait()
 	if u.firstErr() != nil {
 		return
 	}
@@ -46,5 +46,5 @@ func (u *unpacker) heal() {
 			u.submit(j)
 		}
 	}
-	u.dispatch()
+	u.drv.dispatch()
 }

@@ -180,38 +180,12 @@ func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 	return false
 }
 
-// Jobs go to the workers in batches, to wake them (and switch goroutines)
-// once per batch rather than once per object.
-const (
-	batchJobs  = 32
-	batchBytes = 1 << 20
-)
-
-// submit queues a job for the workers, within the memory budget.
+// submit marks a job's entry in flight and hands the job to the driver.
 func (u *unpacker) submit(j *job) {
 	u.mu.Lock()
 	u.entries.at(j.idx).flight = true
 	u.mu.Unlock()
-	n := int64(len(j.data))
-	if !u.budget.tryAcquire(n) {
-		u.dispatch() // what waits in the batch must be able to finish
-		u.budget.acquire(n)
-	}
-	u.gathered = append(u.gathered, j)
-	u.bytes += n
-	if len(u.gathered) >= batchJobs || u.bytes >= batchBytes {
-		u.dispatch()
-	}
-}
-
-// dispatch sends the gathered jobs to the workers.
-func (u *unpacker) dispatch() {
-	if len(u.gathered) == 0 {
-		return
-	}
-	u.wg.Add(len(u.gathered))
-	u.jobs <- u.gathered
-	u.gathered, u.bytes = make([]*job, 0, batchJobs), 0
+	u.drv.gather(j)
 }
 
 // readEntry reads an entry's inflated data. The declared size is not

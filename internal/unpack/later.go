@@ -130,8 +130,7 @@ func (u *unpacker) secondPass() {
 	}
 	f := u.plant()
 	for _, r := range f.roots {
-		u.wg.Add(1)
-		u.jobs <- []*job{{idx: r, tree: &walk{f: f}}}
+		u.drv.send(&job{idx: r, tree: &walk{f: f}})
 	}
-	u.wg.Wait()
+	u.drv.wait()
 }

@@ -66,10 +66,10 @@ func (u *unpacker) unwait(j *job) {
 func (u *unpacker) holdBack() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	for u.lead.waiting > leadMax && u.err == nil && u.ctx.Err() == nil {
-		if len(u.gathered) > 0 {
+	for u.lead.waiting > leadMax && u.tally.first() == nil && u.ctx.Err() == nil {
+		if u.drv.holding() {
 			u.mu.Unlock()
-			u.dispatch()
+			u.drv.dispatch()
 			u.mu.Lock()
 			continue
 		}

@@ -15,7 +15,12 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// unpacker is one run: the reader, the workers and the destination share it.
+// unpacker is one run's resolver: it turns entries into objects, with the
+// graph of deltas waiting for their bases under its lock (mu). What it
+// works with owns its own state: the driver carries jobs to the workers,
+// the tally counts what came of them, and the destination (dest, aside)
+// writes and reads back objects. Lock order: mu before the tally's; the
+// driver takes no lock of the resolver's.
 type unpacker struct {
 	ctx   context.Context
 	opts  Options
@@ -31,6 +36,7 @@ type unpacker struct {
 	held          *held      // Strict, loose: objects kept back until checked
 	check         *packCheck // Strict, kept pack: objects checked as they come
 
+	// The delta graph, under mu.
 	mu       sync.Mutex
 	entries  *table                   // every entry, and the first of each id
 	waiting  map[int32][]*job         // deltas whose base entry is in flight
@@ -42,21 +48,14 @@ type unpacker struct {
 	later    laterDeltas              // deltas put off to the second pass
 	lead     lead                     // the reader's lead over the workers
 	external map[object.ID]bool       // REF_DELTA bases taken from the store
-	written  int
-	existing int
 	// reservedBytes: given to opts.Reserve for entries and the second
 	// pass (see reserve.go).
 	reservedBytes int64
 	laterHeld     int64 // of reservedBytes, for the second pass
 	roomBytes     int64 // given to opts.ReserveRoom
-	err           error // first fatal error
-	errored       bool  // Recover skipped something
 
-	jobs     chan []*job
-	gathered []*job // jobs gathered by the reader, not yet dispatched
-	bytes    int64  // data held by gathered
-	budget   *budget
-	wg       sync.WaitGroup // jobs not finished
+	drv   *driver // the workers, and the jobs on their way to them
+	tally tally   // objects written and found, the first error
 }
 
 // Run unpacks the pack stream in into store, publishing objects through a
@@ -99,7 +98,7 @@ func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, 
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(store.Format()), external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
-		jobs: make(chan []*job, opts.Workers), budget: newBudget(4 << 20 * int64(opts.Workers)),
+		drv: newDriver(opts.Workers),
 	}
 	u.lead.wake = sync.NewCond(&u.mu)
 	return u
@@ -134,19 +133,20 @@ func (u *unpacker) openDest(ropts *pack.ReaderOptions) error {
 // drive reads the stream to its end with the workers, then runs the second
 // pass and the checks of the end (finish).
 func (u *unpacker) drive(r *pack.Reader) error {
-	for w := 0; w < u.opts.Workers; w++ {
-		go u.worker()
-	}
+	u.drv.start(u.opts.Workers, func() func(*job) {
+		h := u.fmt.NewHasher()
+		return func(j *job) { u.resolveJob(h, j) }
+	})
 	trailerErr := u.read(r)
-	u.dispatch()
+	u.drv.dispatch()
 	if u.opts.Heal != nil && trailerErr == nil {
 		u.heal()
 	}
-	u.wg.Wait()
+	u.drv.wait()
 	if u.firstErr() == nil {
 		u.secondPass()
 	}
-	close(u.jobs)
+	u.drv.stop()
 	u.aside.release()
 	u.dest.wait() // before the --strict writes, which go straight to the store
 	err := u.finish(trailerErr)
@@ -159,7 +159,8 @@ func (u *unpacker) drive(r *pack.Reader) error {
 // result publishes a kept pack, ends the transaction and says what the run
 // did.
 func (u *unpacker) result(r *pack.Reader, err error) (Result, error) {
-	res := Result{Objects: u.entries.len(), Written: u.written, Existing: u.existing, Bytes: r.Offset(), Work: u.workDone()}
+	res := Result{Objects: u.entries.len(), Bytes: r.Offset(), Work: u.workDone()}
+	res.Written, res.Existing = u.tally.counts()
 	err = u.dest.end(&res, r.Offset(), u.opts.Keep, err)
 	u.unreserve()
 	if endErr := u.tx.End(); err == nil {
@@ -229,24 +230,18 @@ func (u *unpacker) finish(trailerErr error) error {
 			return err
 		}
 	}
-	if u.errored {
+	if u.tally.recovered() {
 		return ErrRecovered
 	}
 	return nil
 }
 
-func (u *unpacker) firstErr() error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.err
-}
+func (u *unpacker) firstErr() error { return u.tally.first() }
 
 // fail records the first fatal error; the run stops at the next entry.
 func (u *unpacker) fail(err error) {
+	u.tally.fail(err)
 	u.mu.Lock()
-	if u.err == nil {
-		u.err = err
-	}
 	u.lead.wake.Broadcast() // a reader held back stops
 	u.mu.Unlock()
 }
@@ -260,8 +255,6 @@ func (u *unpacker) recoverable(err error) bool {
 	for _, l := range errorLines(err) {
 		fmt.Fprintf(u.opts.Messages, "error: %s\n", l)
 	}
-	u.mu.Lock()
-	u.errored = true
-	u.mu.Unlock()
+	u.tally.skip()
 	return true
 }

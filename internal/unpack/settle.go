@@ -64,18 +64,8 @@ func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
 	if err != nil {
 		return err
 	}
-	u.count(wrote)
+	u.tally.count(wrote)
 	return nil
-}
-
-func (u *unpacker) count(wrote bool) {
-	u.mu.Lock()
-	if wrote {
-		u.written++
-	} else {
-		u.existing++
-	}
-	u.mu.Unlock()
 }
 
 func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {

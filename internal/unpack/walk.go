@@ -188,14 +188,7 @@ func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
 // room, and says whether it did. The walk that hands it off has more to do:
 // its worker is not the one left waiting.
 func (u *unpacker) handOff(k int32, w *walk) bool {
-	u.wg.Add(1)
-	select {
-	case u.jobs <- []*job{{idx: k, tree: w}}:
-		return true
-	default:
-		u.wg.Done()
-		return false
-	}
+	return u.drv.trySend(&job{idx: k, tree: w})
 }
 
 // laterApply derives entry k from its base's data: a delta put off is

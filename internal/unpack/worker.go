@@ -9,19 +9,6 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// worker resolves jobs until the queue closes.
-func (u *unpacker) worker() {
-	h := u.fmt.NewHasher()
-	for b := range u.jobs {
-		for _, j := range b {
-			n := int64(len(j.data)) // j may be parked, and its data dropped
-			u.resolveJob(h, j)
-			u.budget.release(n)
-			u.wg.Done()
-		}
-	}
-}
-
 // resolveJob resolves one job. Jobs are run even after a failure elsewhere: each
 // holds a complete object (or a delta to one), and writing what is good keeps
 // what was received, as git keeps the objects before the one it dies on.
@@ -225,7 +212,7 @@ func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 	if err != nil {
 		return id, err
 	}
-	u.count(wrote)
+	u.tally.count(wrote)
 	return id, nil
 }
 
