@@ -29,9 +29,10 @@ func TestDescribeHTTP(t *testing.T) {
 			t.Errorf("%v:\n got %s\nwant %s", tc.err, got, tc.want)
 		}
 	}
-	r := &Remote{URL: u, cut: &transferLog{}}
-	r.cut.add(&transferError{code: 28, msg: slow})
-	r.cut.add(&transferError{code: 90, msg: errPinMismatch.Error()})
+	d := &httpDialer{cut: &transferLog{}}
+	r := &Remote{URL: u, d: d}
+	d.cut.add(&transferError{code: 28, msg: slow})
+	d.cut.add(&transferError{code: 90, msg: errPinMismatch.Error()})
 	if got, _ := r.Failure(); got != "RPC failed; curl 28 "+slow {
 		t.Errorf("logged failure: %s", got)
 	}

@@ -6,30 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
-	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 )
 
-// Remote is the upstream of one session of the helper: where it is, the
-// transport its protocol names, and the credentials that reach it (asked
-// of git credential once, and told back whether they worked). It lives as
+// Remote is the upstream of one session of the helper: where it is, and
+// the dialer its scheme names (a transport's stream, or smart HTTP with
+// the credentials that reach it). It lives as
 // long as the context Open was given; the end of that context stops every
 // command and connection of its transports.
 type Remote struct {
 	// URL is the address without credentials, as messages name it.
 	URL string
 
-	ctx    context.Context
-	ep     *Address // moved by a redirect of the first HTTP request
-	o      Options
-	tr     Transport    // for a stream: a command or a daemon
-	client *http.Client // for smart HTTP, with its credentials:
-	auth   *httpAuth
-	cred   *credential  // from git credential fill, once
-	cut    *transferLog // a request the client failed
+	ctx context.Context
+	ep  *Address // moved by a redirect of the first HTTP request
+	o   Options
+	d   dialer // made once, by the address's scheme
 	// version is the protocol version asked for (protocolVersion).
 	version int
 }
@@ -76,10 +70,10 @@ func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
 	return r, nil
 }
 
-// setup makes the transport for the endpoint's protocol once: the HTTP
-// client, with its settings and credentials, or the stream's transport.
+// setup makes the dialer for the address's scheme once: a stream's
+// transport, or smart HTTP's client with its settings and credentials.
 func (r *Remote) setup() error {
-	if r.tr != nil || r.client != nil {
+	if r.d != nil {
 		return nil
 	}
 	cfg, err := r.o.Config()
@@ -91,92 +85,39 @@ func (r *Remote) setup() error {
 	}
 	switch s := schemes[r.ep.Scheme]; {
 	case r.o.Transport != nil:
-		r.tr = r.o.Transport
+		r.d = &streamDialer{ctx: r.ctx, tr: r.o.Transport}
 	case s.stream:
-		r.tr = s.transport(cfg, r.o.Env, r.ep)
+		r.d = &streamDialer{ctx: r.ctx, tr: s.transport(cfg, r.o.Env, r.ep)}
 	default:
-		hc := newHTTPConfig(cfg, matchingURL(r.ep))
-		a, err := newHTTPAuth(hc, r.ep, r.o.Redactor)
+		d, err := newHTTPDialer(r, cfg)
 		if err != nil {
 			return err
 		}
-		r.cut = &transferLog{}
-		c, err := newHTTPClient(hc, r.ep.Scheme, r.o.Env, r.o.Redactor, a.headerNames(), r.cut, func(msg string) {
-			fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
-		})
-		if err != nil {
-			return err
-		}
-		r.client, r.auth = c, a
+		r.d = d
 	}
 	return nil
 }
 
-// open starts a session with service.
-func (r *Remote) open(service string) (wire, error) {
-	if err := r.setup(); err != nil {
-		return nil, err
-	}
-	version := versionFor(r.version, service)
-	if r.client != nil {
-		return &smartHTTP{r: r, service: service, version: version}, nil
-	}
-	c, err := r.tr.Connect(r.ctx, service, version)
-	if err != nil {
-		return nil, err
-	}
-	return newStream(c), nil
-}
-
 // session opens a session with service and reads its advertisement with
-// read. When an HTTP server asks for credentials the helper has not got,
-// it asks git credential fill (once) and tries again, then tells git
-// credential whether they worked.
+// read, as many times as the dialer asks (an HTTP server wanting
+// credentials the helper had not got).
 func (r *Remote) session(service string, read func(*bufio.Reader) error) (wire, error) {
 	for {
-		base := credentialURL(r.ep)
-		w, err := r.open(service)
-		if err == nil {
-			err = r.advertised(w, read)
-		}
-		isHTTP := r.auth != nil
-		if moved := credentialURL(r.ep); isHTTP && moved != base {
-			// The first request was redirected: every later request goes
-			// where the refs were found, as git's do, and its credentials
-			// are asked for that URL: git checks it again.
-			if cerr := checkCredentialURL(moved); cerr != nil {
-				if err == nil {
-					w.close()
-				}
-				return nil, cerr
-			}
-			fmt.Fprintf(r.o.Stderr, "warning: redirecting to %s/\n", mask.Printable(moved))
-		}
-		user, hasPass := "", false
-		if isHTTP {
-			user, hasPass = r.auth.known(r.ep)
-		}
-		switch {
-		case err == nil:
-			if r.cred != nil && !r.cred.approved {
-				r.cred.approved = true
-				r.credential("approve", r.cred)
-			}
-			return w, nil
-		case !isHTTP || !errors.Is(err, errAuthRequired):
+		if err := r.setup(); err != nil {
 			return nil, err
-		case r.cred != nil:
-			r.credential("reject", r.cred)
-			return nil, errAuthFailed
-		case hasPass:
-			return nil, errAuthFailed // from the URL
 		}
-		c, ferr := r.fill(user)
-		if ferr != nil {
-			return nil, ferr
+		w, err := r.d.open(service, versionFor(r.version, service))
+		if err != nil {
+			return nil, err
 		}
-		r.cred = c
-		r.auth.setBasic(c.user, c.pass, r.ep)
+		err = r.advertised(w, read)
+		again, err := r.d.answered(w, err)
+		if err != nil {
+			return nil, err
+		}
+		if !again {
+			return w, nil
+		}
 	}
 }
 
@@ -221,7 +162,11 @@ func (r *Remote) Failure() (string, bool) {
 	if r == nil {
 		return "", false
 	}
-	if te := r.cut.last(); te != nil {
+	d, ok := r.d.(*httpDialer)
+	if !ok {
+		return "", false
+	}
+	if te := d.cut.last(); te != nil {
 		return te.describe(r.URL), true
 	}
 	return "", false

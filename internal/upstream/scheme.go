@@ -14,7 +14,8 @@ import (
 type scheme struct {
 	port int // the default port; 0: none
 	// stream: the session is a byte stream (a command's or a socket's),
-	// made by transport; else smart HTTP's requests (smartHTTP).
+	// made by transport (streamDialer); else smart HTTP's requests
+	// (httpDialer).
 	stream    bool
 	transport func(cfg repo.Config, env proc.Env, a *Address) Transport
 	// check refuses what git refuses of an address of the scheme before

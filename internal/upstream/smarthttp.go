@@ -17,11 +17,11 @@ import (
 // …/info/refs?service=<service>, each request the body of a POST to
 // …/<service>, answered in the response's body. It is stateless: a fetch
 // sends its wants, its haves and done in one request. Every request goes
-// through the Remote's client (its settings, the redirect policy, the
+// through the dialer's client (its settings, the redirect policy, the
 // low-speed watch) with the credentials and extra headers of the origin
 // it goes to.
 type smartHTTP struct {
-	r       *Remote
+	d       *httpDialer
 	service string
 	version int           // protocol.version asked for with Git-Protocol
 	body    io.ReadCloser // of the answer being read
@@ -37,7 +37,7 @@ const maxErrorBody = 64 << 10
 // as remote-curl's check_smart_http wants it: "# service=<service>" and
 // its header lines up to a flush (then the v0 refs), or "version 2".
 func (h *smartHTTP) advertisement() (*bufio.Reader, error) {
-	u := h.r.ep.url("info/refs")
+	u := h.d.r.ep.url("info/refs")
 	if u.RawQuery != "" {
 		u.RawQuery += "&"
 	}
@@ -46,14 +46,14 @@ func (h *smartHTTP) advertisement() (*bufio.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.r.moveTo(resp.Request.URL, u); err != nil {
+	if err := h.d.r.moveTo(resp.Request.URL, u); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
 	want := "application/x-" + h.service + "-advertisement"
 	if mediaType(resp.Header.Get("Content-Type")) != want {
 		resp.Body.Close()
-		return nil, fmt.Errorf("'%s' is not a smart git server: dumb HTTP, which the helper does not speak", h.r.URL)
+		return nil, fmt.Errorf("'%s' is not a smart git server: dumb HTTP, which the helper does not speak", h.d.r.URL)
 	}
 	h.body = resp.Body
 	in := bufio.NewReaderSize(resp.Body, 64<<10)
@@ -98,7 +98,7 @@ func (h *smartHTTP) send(req io.Reader, last bool) (*bufio.Reader, error) {
 		return nil, err
 	}
 	h.closeBody()
-	resp, err := h.do(http.MethodPost, h.r.ep.url(h.service), body)
+	resp, err := h.do(http.MethodPost, h.d.r.ep.url(h.service), body)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (h *smartHTTP) do(method string, u *url.URL, body []byte) (*http.Response, 
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(h.r.ctx, method, u.String(), rd)
+	req, err := http.NewRequestWithContext(h.d.r.ctx, method, u.String(), rd)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +128,8 @@ func (h *smartHTTP) do(method string, u *url.URL, body []byte) (*http.Response, 
 	if h.version > 0 {
 		req.Header.Set("Git-Protocol", "version="+strconv.Itoa(h.version))
 	}
-	h.r.auth.SetAuth(req)
-	resp, err := h.r.client.Do(req)
+	h.d.auth.SetAuth(req)
+	resp, err := h.d.client.Do(req)
 	if err != nil {
 		return nil, err
 	}

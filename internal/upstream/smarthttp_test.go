@@ -57,8 +57,9 @@ func (c *counted) Read(p []byte) (int, error) {
 // httpRemote is a Remote for http://h/r whose requests a answers.
 func httpRemote(a answer) *Remote {
 	ep, _ := parseEndpoint("http://h/r")
-	return &Remote{URL: "http://h/r", ctx: context.Background(), ep: ep, o: Options{Stderr: io.Discard},
-		client: &http.Client{Transport: a}, auth: &httpAuth{origin: originOf(ep)}}
+	r := &Remote{URL: "http://h/r", ctx: context.Background(), ep: ep, o: Options{Stderr: io.Discard}}
+	r.d = &httpDialer{r: r, client: &http.Client{Transport: a}, auth: &httpAuth{origin: originOf(ep)}, cut: &transferLog{}}
+	return r
 }
 
 // refList is a RefSink that lists what it is given, and keeps the object
@@ -92,7 +93,7 @@ func TestSmartAdvertisement(t *testing.T) {
 	service := advertisement(t, "# service=git-upload-pack\n")
 	const ctype = "application/x-git-upload-pack-advertisement"
 	read := func(body []byte) (*refList, *advert, error) {
-		h := &smartHTTP{r: httpRemote(answer{code: 200, ctype: ctype, body: body}), service: "git-upload-pack"}
+		h := &smartHTTP{d: httpRemote(answer{code: 200, ctype: ctype, body: body}).d.(*httpDialer), service: "git-upload-pack"}
 		in, err := h.advertisement()
 		if err != nil {
 			return nil, nil, err
@@ -149,7 +150,7 @@ func TestBoundsErrorBody(t *testing.T) {
 		want int64
 	}{{500, maxErrorBody}, {401, maxErrorBody}, {404, maxErrorBody}, {200, size}} {
 		var n int64
-		h := &smartHTTP{r: httpRemote(answer{code: tc.code, size: size, read: &n}), service: "git-upload-pack"}
+		h := &smartHTTP{d: httpRemote(answer{code: tc.code, size: size, read: &n}).d.(*httpDialer), service: "git-upload-pack"}
 		in, err := h.send(strings.NewReader("0000"), false)
 		if err == nil {
 			_, err = io.Copy(io.Discard, in)
