@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
 )
 
 const oid2 = "2222222222222222222222222222222222222222"
@@ -48,7 +50,7 @@ func TestListHead(t *testing.T) {
 			append([]string{oid2 + " HEAD\x00symref=HEAD:refs/heads/gone\n"}, over...),
 			lines(over...) + oid2 + " HEAD\n"},
 	} {
-		adv := advertisement(t, tc.adv...)
+		adv := gittest.Advertisement(tc.adv...)
 		for name, decode := range map[string]func([]byte) (string, []string, error){"go-git": listOf, "stream": streamOf} {
 			out, _, err := decode(adv)
 			if err != nil {

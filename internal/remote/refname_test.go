@@ -101,9 +101,6 @@ func TestPrintable(t *testing.T) {
 // HEAD by id or as a symref.
 var helperLine = regexp.MustCompile(`^(?:[0-9a-f]{40} (refs/[^\x00-\x20\x7f]+?)(?:\^\{\})?|[0-9a-f]{40} HEAD|@(refs/[^\x00-\x20\x7f]+) HEAD)$`)
 
-// advertisement builds a v0 ref advertisement of pkt-lines.
-func advertisement(t testing.TB, lines ...string) []byte { return gittest.Advertisement(lines...) }
-
 // listOf decodes an advertisement into maps and returns what writeRefs
 // prints and the names it refused.
 func listOf(adv []byte) (string, []string, error) {
@@ -139,7 +136,7 @@ const oid1 = "1111111111111111111111111111111111111111"
 // TestListDropsFunnyRefs: an upstream that puts a newline in a ref name or
 // a symref target cannot make the helper print a line of its choosing.
 func TestListDropsFunnyRefs(t *testing.T) {
-	adv := advertisement(t,
+	adv := gittest.Advertisement(
 		oid1+" refs/heads/a\nlock /tmp/victim\x00symref=HEAD:refs/heads/x\n\nlock /tmp/v2 multi_ack\n",
 		oid1+" refs/heads/main\n",
 		oid1+" refs/heads/b\n\n",
@@ -167,11 +164,11 @@ func TestListDropsFunnyRefs(t *testing.T) {
 // at most one HEAD line, a symref HEAD names a ref of the list and, in a
 // short list, comes first.
 func FuzzList(f *testing.F) {
-	f.Add(advertisement(f, oid1+" refs/heads/main\x00symref=HEAD:refs/heads/main\n", oid1+" refs/tags/v^{}\n"))
-	f.Add(advertisement(f, oid1+" refs/heads/a\nlock /x\x00symref=HEAD:refs/heads/\nb\n"))
-	f.Add(advertisement(f, oid1+" capabilities^{}\x00symref=HEAD:refs/heads/a\n"))
-	f.Add(advertisement(f, oid1+" HEAD\x00symref=HEAD:refs/heads/gone\n", oid1+" refs/heads/a\n", oid1+" refs/heads/gone^{}\n"))
-	f.Add(advertisement(f, oid1+" refs/heads/z\x00symref=HEAD:refs/heads/z\n", oid1+" HEAD\n", oid1+" HEAD\n"))
+	f.Add(gittest.Advertisement(oid1+" refs/heads/main\x00symref=HEAD:refs/heads/main\n", oid1+" refs/tags/v^{}\n"))
+	f.Add(gittest.Advertisement(oid1 + " refs/heads/a\nlock /x\x00symref=HEAD:refs/heads/\nb\n"))
+	f.Add(gittest.Advertisement(oid1 + " capabilities^{}\x00symref=HEAD:refs/heads/a\n"))
+	f.Add(gittest.Advertisement(oid1+" HEAD\x00symref=HEAD:refs/heads/gone\n", oid1+" refs/heads/a\n", oid1+" refs/heads/gone^{}\n"))
+	f.Add(gittest.Advertisement(oid1+" refs/heads/z\x00symref=HEAD:refs/heads/z\n", oid1+" HEAD\n", oid1+" HEAD\n"))
 	f.Fuzz(func(t *testing.T, adv []byte) {
 		for _, decode := range []func([]byte) (string, []string, error){listOf, streamOf} {
 			out, _, err := decode(adv) // a failure midway still leaves lines
@@ -219,7 +216,7 @@ func checkList(t *testing.T, out string) (symrefAt int) {
 }
 
 // lsRefs builds a protocol v2 ls-refs answer of pkt-lines.
-func lsRefs(t testing.TB, lines ...string) []byte { return advertisement(t, lines...) }
+func lsRefs(t testing.TB, lines ...string) []byte { return gittest.Advertisement(lines...) }
 
 // streamOfV2 reads an ls-refs answer and returns what a listWriter prints
 // as it goes and the names it refused.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 )
 
@@ -19,7 +20,7 @@ func TestReadAdvertisement(t *testing.T) {
 		_, err := readAdvertisement(bufio.NewReader(bytes.NewReader(b)), nil)
 		return err
 	}
-	ar, err := readAdvertisement(bufio.NewReader(bytes.NewReader(advertisement(t,
+	ar, err := readAdvertisement(bufio.NewReader(bytes.NewReader(gittest.Advertisement(
 		"version 1\n",
 		oid1+" HEAD\x00multi_ack symref=HEAD:refs/heads/main\n",
 		oid1+" refs/heads/main\n",
@@ -39,10 +40,10 @@ func TestReadAdvertisement(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 	var el *pktline.ErrorLine
-	if err := read(advertisement(t, "ERR no such repository\n")); !errors.As(err, &el) || el.Text != "no such repository" {
+	if err := read(gittest.Advertisement("ERR no such repository\n")); !errors.As(err, &el) || el.Text != "no such repository" {
 		t.Errorf("ERR: %v", err)
 	}
-	full := advertisement(t, oid1+" HEAD\x00multi_ack\n", oid1+" refs/heads/main\n")
+	full := gittest.Advertisement(oid1+" HEAD\x00multi_ack\n", oid1+" refs/heads/main\n")
 	if err := read(full[:len(full)-4]); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("no flush: %v", err)
 	}
@@ -50,7 +51,7 @@ func TestReadAdvertisement(t *testing.T) {
 		t.Errorf("cut inside a line: no error")
 	}
 	for _, bad := range []string{oid1 + "refs/heads/x\n", "xyz refs/heads/x\n", strings.Repeat("A", 40) + " refs/heads/x\n", "shallow 12\n"} {
-		if err := read(advertisement(t, oid1+" HEAD\x00multi_ack\n", bad)); err == nil || !strings.HasPrefix(err.Error(), "protocol error: ") {
+		if err := read(gittest.Advertisement(oid1+" HEAD\x00multi_ack\n", bad)); err == nil || !strings.HasPrefix(err.Error(), "protocol error: ") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -22,7 +23,7 @@ var (
 // words.
 func TestAdvertisementSHA256(t *testing.T) {
 	l := &refList{}
-	a, err := readAdvertisement(reader(string(advertisement(t,
+	a, err := readAdvertisement(reader(string(gittest.Advertisement(
 		oid256a+" HEAD\x00multi_ack object-format=sha256 symref=HEAD:refs/heads/main\n",
 		oid256a+" refs/heads/main\n",
 		oid256b+" refs/tags/t\n",
@@ -36,11 +37,11 @@ func TestAdvertisementSHA256(t *testing.T) {
 	if a.format != object.SHA256 || l.format != object.SHA256 || strings.Join(l.got, "|") != want || len(a.shallows) != 1 || a.shallows[0].String() != oid256b {
 		t.Errorf("format %v, sink told %v, got %q, shallows %v", a.format, l.format, l.got, a.shallows)
 	}
-	kept, err := readAdvertisement(reader(string(advertisement(t, oid256a+" refs/heads/main\x00object-format=sha256\n"))), nil)
+	kept, err := readAdvertisement(reader(string(gittest.Advertisement(oid256a+" refs/heads/main\x00object-format=sha256\n"))), nil)
 	if err != nil || kept.format != object.SHA256 || kept.kept.Refs["refs/heads/main"].String() != oid256a {
 		t.Errorf("kept: %v %+v", err, kept)
 	}
-	empty, err := readAdvertisement(reader(string(advertisement(t, strings.Repeat("0", 64)+" capabilities^{}\x00object-format=sha256\n"))), nil)
+	empty, err := readAdvertisement(reader(string(gittest.Advertisement(strings.Repeat("0", 64)+" capabilities^{}\x00object-format=sha256\n"))), nil)
 	if err != nil || empty.format != object.SHA256 || !empty.empty() {
 		t.Errorf("empty sha256: %v %+v", err, empty)
 	}
@@ -52,7 +53,7 @@ func TestAdvertisementSHA256(t *testing.T) {
 		{[]string{oid1 + " HEAD\x00multi_ack\n", oid256a + " refs/heads/long\n"}},
 		{[]string{oid1 + " HEAD\x00multi_ack\n", "shallow " + oid256a + "\n"}},
 	} {
-		_, err := readAdvertisement(reader(string(advertisement(t, tc.lines...))), &refList{})
+		_, err := readAdvertisement(reader(string(gittest.Advertisement(tc.lines...))), &refList{})
 		if err == nil || !strings.HasPrefix(err.Error(), "protocol error: ") {
 			t.Errorf("%q: %v", tc.lines, err)
 		}
@@ -61,7 +62,7 @@ func TestAdvertisementSHA256(t *testing.T) {
 		"object-format=md5\x1b": "unknown object format 'md5?' specified by server",
 		"object-format":         "unknown object format '' specified by server",
 	} {
-		_, err := readAdvertisement(reader(string(advertisement(t, oid1+" HEAD\x00"+caps+"\n"))), nil)
+		_, err := readAdvertisement(reader(string(gittest.Advertisement(oid1+" HEAD\x00"+caps+"\n"))), nil)
 		if err == nil || err.Error() != want {
 			t.Errorf("%q: %v, want %q", caps, err, want)
 		}

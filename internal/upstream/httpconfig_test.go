@@ -54,7 +54,7 @@ var urlmatchQueries = []string{
 // TestHTTPConfigMatchesGit asks real git (`git config --get-urlmatch`) and
 // httpConfig for every key and URL of the tables: the values must agree.
 func TestHTTPConfigMatchesGit(t *testing.T) {
-	env := sealed(t, "")
+	env := gittest.Sealed(t, "")
 	for _, kv := range urlmatchConfig {
 		gittest.Git(t, env, "", "config", "--global", "--add", kv[0], kv[1])
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -90,7 +91,7 @@ func TestSmartAdvertisement(t *testing.T) {
 		oid1 + " refs/tags/v1\n",
 		"shallow " + oid1 + "\n",
 	}
-	service := advertisement(t, "# service=git-upload-pack\n")
+	service := gittest.Advertisement("# service=git-upload-pack\n")
 	const ctype = "application/x-git-upload-pack-advertisement"
 	read := func(body []byte) (*refList, *advert, error) {
 		h := &smartHTTP{d: httpRemote(answer{code: 200, ctype: ctype, body: body}).d.(*httpDialer), service: "git-upload-pack"}
@@ -102,7 +103,7 @@ func TestSmartAdvertisement(t *testing.T) {
 		a, err := readAdvertisement(in, l)
 		return l, a, err
 	}
-	l, a, err := read(append(append([]byte{}, service...), advertisement(t, refs...)...))
+	l, a, err := read(append(append([]byte{}, service...), gittest.Advertisement(refs...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +118,10 @@ func TestSmartAdvertisement(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 	var el *pktline.ErrorLine
-	if _, _, err := read(append(append([]byte{}, service...), advertisement(t, "ERR gone\n")...)); !errors.As(err, &el) || el.Text != "gone" {
+	if _, _, err := read(append(append([]byte{}, service...), gittest.Advertisement("ERR gone\n")...)); !errors.As(err, &el) || el.Text != "gone" {
 		t.Errorf("ERR: %v", err)
 	}
-	if _, _, err := read(advertisement(t, refs...)); err == nil || !strings.HasPrefix(err.Error(), "invalid server response; got '"+oid1+" HEAD") {
+	if _, _, err := read(gittest.Advertisement(refs...)); err == nil || !strings.HasPrefix(err.Error(), "invalid server response; got '"+oid1+" HEAD") {
 		t.Errorf("no service line: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
@@ -50,7 +51,7 @@ func TestReadV2(t *testing.T) {
 	if !a.feature("fetch", "shallow") || !a.feature("fetch", "filter") || !a.feature("ls-refs", "unborn") || a.feature("fetch", "unborn") || a.format != object.SHA1 {
 		t.Errorf("capabilities %q", a.caps.String())
 	}
-	if v2, _ := isV2(reader(string(advertisement(t, oid1+" HEAD\x00multi_ack\n")))); v2 {
+	if v2, _ := isV2(reader(string(gittest.Advertisement(oid1 + " HEAD\x00multi_ack\n")))); v2 {
 		t.Error("a v0 advertisement taken for v2")
 	}
 	for _, tc := range []struct{ lines, want string }{
