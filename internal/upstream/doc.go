@@ -5,7 +5,9 @@
 // policy, credentials (git credential), the HTTP settings
 // and client (urlmatch, TLS, pinning, resolve, proxy, low speed, redirects,
 // credentials per origin), the transports (the user's ssh or git itself
-// for a local path, git daemon over TCP, smart HTTP), the sessions with
+// for a local path, git daemon over TCP) and the dialers that open a
+// session over one (streamDialer) or over smart HTTP's requests
+// (httpDialer, which owns the client and the credentials), the sessions with
 // upload-pack and receive-pack (the advertisement streamed ref by ref, the
 // fetch request and its pack, the push and its report), and git's words
 // for an upstream's failures.
