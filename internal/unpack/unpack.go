@@ -9,11 +9,7 @@
 //	  stream order)    delta links)   deltas)         tmp, rename)    rename, one flush)
 //
 // The stream must be inflated in order to find where entries end; all that
-// follows fans out to workers. Each part owns its state: the driver carries
-// jobs from the reader to the workers within a memory budget (driver.go),
-// the resolver (the unpacker) keeps the graph of deltas and their bases
-// under its lock, the destinations (dest.go: loose objects, packdest.go: a
-// kept pack) write and read back, and the tally counts what came of it. A delta whose base is done is a job of its
+// follows fans out to workers. A delta whose base is done is a job of its
 // own, reading the base from a bounded cache or back from the store (one
 // loose object); a delta whose base is still in flight waits on that base
 // and is resolved, with the base in hand, by the worker that finishes it; a
@@ -22,6 +18,12 @@
 // the cache is put off to a second pass that walks each delta tree down
 // from its full object, as git index-pack does (later.go): what a pack
 // costs does not depend on the order its entries come in.
+//
+// Each part owns its state: the driver carries jobs from the reader to the
+// workers within a memory budget (driver.go); the resolver (the unpacker)
+// keeps the graph of deltas and their bases under its lock; the
+// destinations (dest.go: loose objects, packdest.go: a kept pack) write
+// objects and read them back; the tally counts what came of it.
 package unpack
 
 import (
