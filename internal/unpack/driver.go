@@ -1,6 +1,9 @@
 package unpack
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // driver connects the reader to the workers. The reader gathers jobs and
 // the driver sends them out in batches, within a memory budget, to a fixed
@@ -14,6 +17,7 @@ type driver struct {
 	bytes    int64  // data held by gathered
 	budget   *budget
 	wg       sync.WaitGroup // jobs sent and not finished
+	idlers   atomic.Int32   // workers waiting for a job
 }
 
 // Jobs go to the workers in batches, to wake them (and switch goroutines)
@@ -36,7 +40,13 @@ func (d *driver) start(n int, newWorker func() func(*job)) {
 	for w := 0; w < n; w++ {
 		resolve := newWorker()
 		go func() {
-			for b := range d.jobs {
+			for {
+				d.idlers.Add(1)
+				b, ok := <-d.jobs
+				d.idlers.Add(-1)
+				if !ok {
+					return
+				}
 				for _, j := range b {
 					size := int64(len(j.data)) // j may be parked, and its data dropped
 					resolve(j)
@@ -83,18 +93,29 @@ func (d *driver) send(j *job) {
 	d.jobs <- []*job{j}
 }
 
-// trySend queues one job on its own if the queue has room, and says
-// whether it did.
+// trySend queues one job on its own if the queue has room and the budget
+// takes the job's data, and says whether it did.
 func (d *driver) trySend(j *job) bool {
+	n := int64(len(j.data))
+	if n > 0 && !d.budget.tryAcquire(n) {
+		return false
+	}
 	d.wg.Add(1)
 	select {
 	case d.jobs <- []*job{j}:
 		return true
 	default:
 		d.wg.Done()
+		if n > 0 {
+			d.budget.release(n)
+		}
 		return false
 	}
 }
+
+// idle says whether a worker waits for a job that the queue does not hold:
+// a job sent now is taken at once by a worker that had nothing to do.
+func (d *driver) idle() bool { return d.idlers.Load() > 0 && len(d.jobs) == 0 }
 
 // wait returns once every job sent is done.
 func (d *driver) wait() { d.wg.Wait() }

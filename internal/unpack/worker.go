@@ -17,6 +17,12 @@ func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
 		u.resolveTree(h, j.idx, j.tree)
 		return
 	}
+	if j.inHand {
+		w := waiter{j, j.baseType, j.baseData}
+		j.inHand, j.baseData = false, nil
+		u.resolveAll(h, []waiter{w})
+		return
+	}
 	if j.typ != object.Bad {
 		u.resolve(h, j.idx, j.typ, j.data)
 		return
@@ -159,9 +165,18 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 // resolveAll resolves deltas whose bases are in hand, and the deltas that
 // waited for their results, and so on, with an explicit stack: a chain of
 // any length costs no goroutine stack, and a base is dropped as soon as its
-// last waiting delta is taken off the stack.
+// last waiting delta is taken off the stack. While the queue is empty, the
+// stack's oldest delta goes to another worker with its base in hand: a
+// tree of deltas that waited for one base (the reader ran ahead of it) is
+// shared out, not left to the one worker that finished the base while the
+// others wait.
 func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 	for len(stack) > 0 {
+		if len(stack) > 1 && u.drv.idle() && u.handOffWaiter(stack[0]) {
+			stack[0] = waiter{}
+			stack = stack[1:]
+			continue
+		}
 		w := stack[len(stack)-1]
 		stack[len(stack)-1] = waiter{}
 		stack = stack[:len(stack)-1]
@@ -179,6 +194,17 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 		u.work.Applied()
 		stack = append(stack, u.settle(h, w.j.idx, w.typ, data)...)
 	}
+}
+
+// handOffWaiter sends w to the workers as a job of its own, and says
+// whether the queue took it.
+func (u *unpacker) handOffWaiter(w waiter) bool {
+	w.j.inHand, w.j.baseType, w.j.baseData = true, w.typ, w.base
+	if u.drv.trySend(w.j) {
+		return true
+	}
+	w.j.inHand, w.j.baseData = false, nil
+	return false
 }
 
 // ErrExpansion means a delta describes a result far larger than the base
