@@ -18,6 +18,7 @@ type driver struct {
 	budget   *budget
 	wg       sync.WaitGroup // jobs sent and not finished
 	idlers   atomic.Int32   // workers waiting for a job
+	drained  atomic.Bool    // the stream is read: what is left is the workers'
 }
 
 // Jobs go to the workers in batches, to wake them (and switch goroutines)
@@ -113,9 +114,17 @@ func (d *driver) trySend(j *job) bool {
 	}
 }
 
-// idle says whether a worker waits for a job that the queue does not hold:
-// a job sent now is taken at once by a worker that had nothing to do.
-func (d *driver) idle() bool { return d.idlers.Load() > 0 && len(d.jobs) == 0 }
+// drain says that the stream is read to its end.
+func (d *driver) drain() { d.drained.Store(true) }
+
+// idle says whether, the reader's work sent, a worker waits for a job
+// that the queue does not hold: a job sent now is taken at once by a
+// worker that would have nothing more to do. While the reader still reads,
+// a waiting worker soon has its next job, and waking it for a job handed
+// on would take a core from the reader.
+func (d *driver) idle() bool {
+	return d.drained.Load() && d.idlers.Load() > 0 && len(d.jobs) == 0
+}
 
 // wait returns once every job sent is done.
 func (d *driver) wait() { d.wg.Wait() }

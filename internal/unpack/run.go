@@ -139,6 +139,7 @@ func (u *unpacker) drive(r *pack.Reader) error {
 	})
 	trailerErr := u.read(r)
 	u.drv.dispatch()
+	u.drv.drain()
 	if u.opts.Heal != nil && trailerErr == nil {
 		u.heal()
 	}

@@ -165,11 +165,11 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 // resolveAll resolves deltas whose bases are in hand, and the deltas that
 // waited for their results, and so on, with an explicit stack: a chain of
 // any length costs no goroutine stack, and a base is dropped as soon as its
-// last waiting delta is taken off the stack. While the queue is empty, the
-// stack's oldest delta goes to another worker with its base in hand: a
-// tree of deltas that waited for one base (the reader ran ahead of it) is
-// shared out, not left to the one worker that finished the base while the
-// others wait.
+// last waiting delta is taken off the stack. Once the reader is done, the
+// stack's oldest delta goes to a worker that waits for a job, with its
+// base in hand: a tree of deltas that waited for one base (the reader ran
+// ahead of it) is shared out, not left to the one worker that finished the
+// base while the others have nothing to do.
 func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 	for len(stack) > 0 {
 		if len(stack) > 1 && u.drv.idle() && u.handOffWaiter(stack[0]) {
