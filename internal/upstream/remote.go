@@ -13,9 +13,9 @@ import (
 
 // Remote is the upstream of one session of the helper: where it is, and
 // the dialer its scheme names (a transport's stream, or smart HTTP with
-// the credentials that reach it). It lives as
-// long as the context Open was given; the end of that context stops every
-// command and connection of its transports.
+// the credentials that reach it). It lives as long as the context Open was
+// given; the end of that context stops every command and connection of its
+// transports.
 type Remote struct {
 	// URL is the address without credentials, as messages name it.
 	URL string
