@@ -41,7 +41,7 @@ type dest interface {
 	// wholeAt reads back the full object at off of the received pack when
 	// afford agrees to its size and to the bytes received so far; ok is
 	// false where it does not, or where the pack is not kept (see
-	// unpacker.readBack).
+	// resolver.readBack).
 	wholeAt(off int64, afford func(size, received int64) bool) (typ object.Type, data []byte, ok bool, err error)
 }
 

@@ -5,13 +5,13 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// The unpacker owns the table of entries; these are the questions others
+// The resolver owns the table of entries; these are the questions others
 // (a kept pack, the checks of a whole pack) may ask of it, each under its
 // lock.
 
 // located returns the offset and type of the entry holding id, once that
 // entry is resolved.
-func (u *unpacker) located(id object.ID) (off int64, typ object.Type, ok bool) {
+func (u *resolver) located(id object.ID) (off int64, typ object.Type, ok bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k, ok := u.entries.find(id)
@@ -22,7 +22,7 @@ func (u *unpacker) located(id object.ID) (off int64, typ object.Type, ok bool) {
 }
 
 // offsetOf returns where entry idx starts in the pack.
-func (u *unpacker) offsetOf(idx int32) int64 {
+func (u *resolver) offsetOf(idx int32) int64 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.entries.at(idx).off
@@ -32,7 +32,7 @@ func (u *unpacker) offsetOf(idx int32) int64 {
 // up the table as it goes: each chunk is let go once copied, so that the
 // index entries and the table are never both whole in memory. Afterwards
 // the table answers only len; nothing else may be asked of it.
-func (u *unpacker) takeIndexEntries() []pack.IndexEntry {
+func (u *resolver) takeIndexEntries() []pack.IndexEntry {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	t := u.entries
@@ -51,7 +51,7 @@ func (u *unpacker) takeIndexEntries() []pack.IndexEntry {
 
 // thinBases returns the REF_DELTA bases taken from the store that the pack
 // does not hold.
-func (u *unpacker) thinBases() []object.ID {
+func (u *resolver) thinBases() []object.ID {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var thin []object.ID

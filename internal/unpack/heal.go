@@ -11,7 +11,7 @@ import (
 // such delta is parked, and resolves those deltas against the copies it
 // wrote. It runs on the reader's goroutine after the last entry, the
 // workers still serving the queue.
-func (u *unpacker) heal() {
+func (u *resolver) heal() {
 	u.drv.wait()
 	if u.firstErr() != nil {
 		return

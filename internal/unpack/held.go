@@ -57,7 +57,7 @@ func (h *held) get(id object.ID) (object.Type, []byte, bool) {
 
 // writeHeld checks and writes every held object in pack order (git's
 // write_rest), then runs the checks that need all objects (fsck_finish).
-func (u *unpacker) writeHeld() error {
+func (u *resolver) writeHeld() error {
 	for k := range int32(u.entries.len()) {
 		if id := u.entries.id(k); u.held.objs[id] != nil && u.entries.at(k).done {
 			if err := u.checkHeld(id); err != nil {
@@ -90,7 +90,7 @@ func report(w io.Writer, problems []fsck.Problem) bool {
 
 // checkHeld is git's check_object for a held object: fsck it, check what it
 // points at (recursively for held objects), then write it.
-func (u *unpacker) checkHeld(id object.ID) error {
+func (u *resolver) checkHeld(id object.ID) error {
 	o := u.held.objs[id]
 	if o.written || o.open {
 		return nil
@@ -120,7 +120,7 @@ func (u *unpacker) checkHeld(id object.ID) error {
 }
 
 // checkLink checks one object a held object points at.
-func (u *unpacker) checkLink(l fsck.Link) error {
+func (u *resolver) checkLink(l fsck.Link) error {
 	if o, ok := u.held.objs[l.ID]; ok {
 		if o.typ != l.Type {
 			return &StrictError{Msg: "object type mismatch"}

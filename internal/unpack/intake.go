@@ -15,7 +15,7 @@ import (
 // read is the reader loop. It returns the trailer's error, which git
 // reports only after the other end-of-pack checks; every other error is
 // recorded with fail.
-func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
+func (u *resolver) read(r *pack.Reader) (trailerErr error) {
 	hdr, err := r.Header()
 	if err != nil {
 		u.fail(err)
@@ -58,7 +58,7 @@ func (u *unpacker) read(r *pack.Reader) (trailerErr error) {
 	}
 }
 
-func (u *unpacker) addEntry(off int64) int32 {
+func (u *resolver) addEntry(off int64) int32 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k := u.entries.add(off)
@@ -73,7 +73,7 @@ func (u *unpacker) addEntry(off int64) int32 {
 const streamAbove = 16 << 20
 
 // entry reads one entry's data and hands it on.
-func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
+func (u *resolver) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 	var data []byte
 	var id object.ID
 	var err error
@@ -109,7 +109,7 @@ func (u *unpacker) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 
 // delta routes a delta to a job (base done), a wait on an entry in flight,
 // or the pending list of an id seen nowhere yet.
-func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
+func (u *resolver) delta(j *job, baseOff int64, baseID object.ID) {
 	u.mu.Lock()
 	u.entries.at(j.idx).base = baseOutside
 	base := int32(-1)
@@ -164,7 +164,7 @@ func (u *unpacker) delta(j *job, baseOff int64, baseID object.ID) {
 // done (the caller then submits j, once u.mu is unlocked); if not, j waits
 // for k, or, when k was put off to the second pass, is put off with it.
 // u.mu must be held.
-func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
+func (u *resolver) toEntry(j *job, k int32) (ready bool) {
 	j.base = k
 	u.entries.at(j.idx).base = k
 	if u.entries.at(k).done {
@@ -181,7 +181,7 @@ func (u *unpacker) toEntry(j *job, k int32) (ready bool) {
 }
 
 // submit marks a job's entry in flight and hands the job to the driver.
-func (u *unpacker) submit(j *job) {
+func (u *resolver) submit(j *job) {
 	u.mu.Lock()
 	u.entries.at(j.idx).flight = true
 	u.mu.Unlock()

@@ -53,7 +53,7 @@ type laterDeltas struct {
 // putOff puts the delta j off to the second pass, and the deltas that
 // wait for it, and for those: they are entries of its tree, and keep no
 // job. u.mu must be held.
-func (u *unpacker) putOff(j *job) {
+func (u *resolver) putOff(j *job) {
 	for stack := []*job{j}; len(stack) > 0; {
 		j, stack = stack[len(stack)-1], stack[:len(stack)-1]
 		u.putOffOne(j)
@@ -69,7 +69,7 @@ func (u *unpacker) putOff(j *job) {
 // putOffOne puts the delta j off, keeping its data if it fits within
 // laterMax, else, exploded, writing it to the spill file (or keeping it
 // if that fails, as park does). u.mu must be held.
-func (u *unpacker) putOffOne(j *job) {
+func (u *resolver) putOffOne(j *job) {
 	u.entries.at(j.idx).later = true
 	u.later.n++
 	if j.spilled {
@@ -92,7 +92,7 @@ func (u *unpacker) putOffOne(j *job) {
 
 // laterSpilled records where in the spill file the data of entry k is
 // (nothing for a kept pack, off -1, whose entries are read back from it).
-func (u *unpacker) laterSpilled(k int32, off int64) {
+func (u *resolver) laterSpilled(k int32, off int64) {
 	if off < 0 {
 		return
 	}
@@ -103,7 +103,7 @@ func (u *unpacker) laterSpilled(k int32, off int64) {
 }
 
 // laterDelta returns the delta data of entry k, kept or read back.
-func (u *unpacker) laterDelta(k int32) ([]byte, error) {
+func (u *resolver) laterDelta(k int32) ([]byte, error) {
 	u.mu.Lock()
 	data, ok := u.later.data[k]
 	if ok {
@@ -124,7 +124,7 @@ func (u *unpacker) laterDelta(k int32) ([]byte, error) {
 // secondPass resolves the deltas put off, the trees shared out among the
 // workers one by one (in batches, the largest trees would go to one
 // worker), and returns when all are done.
-func (u *unpacker) secondPass() {
+func (u *resolver) secondPass() {
 	if u.later.n == 0 {
 		return
 	}

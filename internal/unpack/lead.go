@@ -25,7 +25,7 @@ type lead struct {
 
 // countWait counts the delta j, which starts to wait for entry k, if k
 // is in flight (or counted itself: its own base is). u.mu must be held.
-func (u *unpacker) countWait(j *job, k int32) {
+func (u *resolver) countWait(j *job, k int32) {
 	if e := u.entries.at(k); e.flight && !e.done || e.counted {
 		u.entries.at(j.idx).counted = true
 		u.lead.waiting++
@@ -35,7 +35,7 @@ func (u *unpacker) countWait(j *job, k int32) {
 // uncount stops counting the deltas waiting for entry k, and those waiting
 // for them, when k no longer resolves without more input (it was put off,
 // or waits for an id). u.mu must be held.
-func (u *unpacker) uncount(k int32) {
+func (u *resolver) uncount(k int32) {
 	stack := []int32{k}
 	for len(stack) > 0 {
 		k, stack = stack[len(stack)-1], stack[:len(stack)-1]
@@ -51,7 +51,7 @@ func (u *unpacker) uncount(k int32) {
 }
 
 // unwait stops counting j, which no longer waits. u.mu must be held.
-func (u *unpacker) unwait(j *job) {
+func (u *resolver) unwait(j *job) {
 	if e := u.entries.at(j.idx); e.counted {
 		e.counted = false
 		if u.lead.waiting--; u.lead.waiting == leadMax {
@@ -63,7 +63,7 @@ func (u *unpacker) unwait(j *job) {
 // holdBack returns once no more than leadMax deltas wait for a base in
 // flight, or the run failed or was canceled. What the reader gathered goes
 // to the workers first: it may be what the deltas wait for.
-func (u *unpacker) holdBack() {
+func (u *resolver) holdBack() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for u.lead.waiting > leadMax && u.tally.first() == nil && u.ctx.Err() == nil {

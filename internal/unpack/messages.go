@@ -54,7 +54,7 @@ func errorLine(text string) Message { return Message{LevelError, text} }
 
 // Describe returns the lines git prints for err and how it exits. Several
 // failures print an error() line before the fatal one. It is the one place
-// that maps the unpacker's failures to git's words.
+// that maps the resolver's failures to git's words.
 func Describe(err error) (lines []Message, kind Kind) {
 	if lines, kind, ok := describeEntry(err); ok {
 		return lines, kind

@@ -80,7 +80,7 @@ func (c *packCheck) object(id object.ID, typ object.Type, data []byte) error {
 // checked: its objects may name what a filter left out, and git's
 // fetch-pack checks such a pack with index-pack --fsck-objects, not
 // --strict.
-func (u *unpacker) checkPack() error {
+func (u *resolver) checkPack() error {
 	c := u.check
 	if u.opts.Keep.Promisor {
 		c.links = nil

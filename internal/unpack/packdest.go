@@ -33,7 +33,7 @@ type Keep struct {
 	Compression int
 }
 
-// keptEntries is what a kept pack asks about its entries of the unpacker,
+// keptEntries is what a kept pack asks about its entries of the resolver,
 // which owns the table of entries (and its lock).
 type keptEntries interface {
 	// located returns the offset and type of the entry holding id, once

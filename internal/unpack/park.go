@@ -36,7 +36,7 @@ func (e *UnresolvedError) Is(target error) bool { return target == ErrUnresolved
 // parkMax it keeps its data; past it, the data is dropped, once written
 // to the spill file when the pack is not kept. If that write fails, the
 // data is held, as git holds it.
-func (u *unpacker) park(j *job) {
+func (u *resolver) park(j *job) {
 	n := int64(len(j.data))
 	if u.aside == nil || u.parked+n <= parkMax {
 		u.parked += n
@@ -51,7 +51,7 @@ func (u *unpacker) park(j *job) {
 }
 
 // unpark is called, with u.mu held, as j stops waiting.
-func (u *unpacker) unpark(j *job) {
+func (u *resolver) unpark(j *job) {
 	u.unwait(j)
 	if !j.spilled {
 		u.parked -= int64(len(j.data))
@@ -59,7 +59,7 @@ func (u *unpacker) unpark(j *job) {
 }
 
 // reload reads back the data a waiting delta dropped.
-func (u *unpacker) reload(j *job) error {
+func (u *resolver) reload(j *job) error {
 	data, err := u.aside.reread(j)
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (u *unpacker) reload(j *job) error {
 // unresolved counts the deltas that never got their base: those waiting
 // for an id, for an entry (itself unresolved), or for an offset where no
 // entry starts.
-func (u *unpacker) unresolved() int {
+func (u *resolver) unresolved() int {
 	n := u.orphans
 	for k := range int32(u.entries.len()) {
 		if u.entries.at(k).later {
@@ -89,7 +89,7 @@ func (u *unpacker) unresolved() int {
 
 // unresolvedErr is the error for n unresolved deltas: git index-pack's
 // when the pack is kept, git unpack-objects' otherwise.
-func (u *unpacker) unresolvedErr(n int) error {
+func (u *resolver) unresolvedErr(n int) error {
 	if u.opts.Keep != nil {
 		return &UnresolvedError{Count: n}
 	}

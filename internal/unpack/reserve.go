@@ -21,7 +21,7 @@ const reserveEvery = 1024
 // reserved tells Options.Reserve about the memory held for entries, and
 // Options.ReserveRoom of a kept pack's room, each time reserveEvery more
 // were added; u.mu must be held.
-func (u *unpacker) reserved() {
+func (u *resolver) reserved() {
 	if u.entries.len()%reserveEvery != 0 {
 		return
 	}
@@ -48,7 +48,7 @@ const laterStep = 1 << 20
 // RSS; without, the helper's was 109 MiB. An exploded pack, which holds
 // less and must stay within 64 MiB and its largest object, reserves the
 // data its deltas put off hold, as it grows. u.mu must be held.
-func (u *unpacker) reserveLater() {
+func (u *resolver) reserveLater() {
 	if u.opts.Reserve == nil {
 		return
 	}
@@ -84,7 +84,7 @@ const (
 
 // reserveRoom asks Options.ReserveRoom for a kept pack's room for
 // reserveEvery more entries; u.mu must be held.
-func (u *unpacker) reserveRoom() {
+func (u *resolver) reserveRoom() {
 	if room := u.dest.memory().room; u.opts.ReserveRoom != nil && u.roomBytes < room {
 		n := min(int64(reserveEvery*roomPerEntry), room-u.roomBytes)
 		u.opts.ReserveRoom(n)
@@ -94,7 +94,7 @@ func (u *unpacker) reserveRoom() {
 
 // unreserve gives back what reserved and reserveRoom reserved, as the run
 // ends.
-func (u *unpacker) unreserve() {
+func (u *resolver) unreserve() {
 	if u.opts.Reserve != nil && u.reservedBytes > 0 {
 		u.opts.Reserve(-u.reservedBytes)
 		u.reservedBytes = 0

@@ -15,13 +15,13 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// unpacker is one run's resolver: it turns entries into objects, with the
+// resolver is one run: it turns entries into objects, with the
 // graph of deltas waiting for their bases under its lock (mu). What it
 // works with owns its own state: the driver carries jobs to the workers,
 // the tally counts what came of them, and the destination (dest, aside)
 // writes and reads back objects. Lock order: mu before the tally's; the
 // driver takes no lock of the resolver's.
-type unpacker struct {
+type resolver struct {
 	ctx   context.Context
 	opts  Options
 	store *loose.Store
@@ -79,7 +79,7 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.Keep != nil && opts.PackPolicy != nil {
 		policy = opts.PackPolicy
 	}
-	u := newUnpacker(ctx, store, policy, opts)
+	u := newResolver(ctx, store, policy, opts)
 	defer context.AfterFunc(ctx, func() {
 		u.mu.Lock()
 		u.lead.wake.Broadcast()
@@ -92,9 +92,9 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	return u.result(r, u.drive(r))
 }
 
-// newUnpacker is a run's state before the first entry.
-func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, opts Options) *unpacker {
-	u := &unpacker{
+// newResolver is a run's state before the first entry.
+func newResolver(ctx context.Context, store *loose.Store, policy *batch.Policy, opts Options) *resolver {
+	u := &resolver{
 		ctx: ctx, opts: opts, store: store, tx: policy.Begin(), fmt: store.Format(),
 		cache: pack.NewObjectCache[object.ID](opts.CacheSize), entries: newTable(store.Format()), external: map[object.ID]bool{},
 		waiting: map[int32][]*job{}, awaiting: map[object.ID][]*job{}, baseErrs: map[object.ID]*BaseError{},
@@ -106,7 +106,7 @@ func newUnpacker(ctx context.Context, store *loose.Store, policy *batch.Policy, 
 
 // openDest sets up where the objects go, loose objects or a kept pack,
 // and what the reader must give it.
-func (u *unpacker) openDest(ropts *pack.ReaderOptions) error {
+func (u *resolver) openDest(ropts *pack.ReaderOptions) error {
 	if u.opts.Keep == nil {
 		u.dest = newLooseDest(u.store, u.tx, u.fail, &u.work)
 		u.aside = newSpill(u.store, u.tx, u.fmt, &u.work)
@@ -132,7 +132,7 @@ func (u *unpacker) openDest(ropts *pack.ReaderOptions) error {
 
 // drive reads the stream to its end with the workers, then runs the second
 // pass and the checks of the end (finish).
-func (u *unpacker) drive(r *pack.Reader) error {
+func (u *resolver) drive(r *pack.Reader) error {
 	u.drv.start(u.opts.Workers, func() func(*job) {
 		h := u.fmt.NewHasher()
 		return func(j *job) { u.resolveJob(h, j) }
@@ -159,7 +159,7 @@ func (u *unpacker) drive(r *pack.Reader) error {
 
 // result publishes a kept pack, ends the transaction and says what the run
 // did.
-func (u *unpacker) result(r *pack.Reader, err error) (Result, error) {
+func (u *resolver) result(r *pack.Reader, err error) (Result, error) {
 	res := Result{Objects: u.entries.len(), Bytes: r.Offset(), Work: u.workDone()}
 	res.Written, res.Existing = u.tally.counts()
 	err = u.dest.end(&res, r.Offset(), u.opts.Keep, err)
@@ -176,7 +176,7 @@ func (u *unpacker) result(r *pack.Reader, err error) (Result, error) {
 
 // workDone sums up the run's Work: the stream's entries, each inflated
 // once, and what was read back and applied.
-func (u *unpacker) workDone() Work {
+func (u *resolver) workDone() Work {
 	inflated, bytes, applied := u.work.Totals()
 	return Work{Inflated: int64(u.entries.len()) + inflated, Reread: bytes, Patched: applied}
 }
@@ -201,7 +201,7 @@ func (opts Options) withDefaults() Options {
 // deltas, the --strict checks and writes, then the trailer; for a kept
 // pack, the trailer comes before the checks of the whole pack, as in git
 // index-pack.
-func (u *unpacker) finish(trailerErr error) error {
+func (u *resolver) finish(trailerErr error) error {
 	if err := u.firstErr(); err != nil {
 		return err
 	}
@@ -237,10 +237,10 @@ func (u *unpacker) finish(trailerErr error) error {
 	return nil
 }
 
-func (u *unpacker) firstErr() error { return u.tally.first() }
+func (u *resolver) firstErr() error { return u.tally.first() }
 
 // fail records the first fatal error; the run stops at the next entry.
-func (u *unpacker) fail(err error) {
+func (u *resolver) fail(err error) {
 	u.tally.fail(err)
 	u.mu.Lock()
 	u.lead.wake.Broadcast() // a reader held back stops
@@ -249,7 +249,7 @@ func (u *unpacker) fail(err error) {
 
 // recoverable reports err (git's error() line) and says whether the run may
 // go on: only with Recover, and only for entry-level errors.
-func (u *unpacker) recoverable(err error) bool {
+func (u *resolver) recoverable(err error) bool {
 	if !u.opts.Recover {
 		return false
 	}

@@ -9,7 +9,7 @@ import (
 // settle hashes a complete object, writes it (or holds it back under
 // --strict), marks its entry done and returns the deltas that waited for
 // it, with their base in hand.
-func (u *unpacker) settle(h *object.Hasher, idx int32, typ object.Type, data []byte) []waiter {
+func (u *resolver) settle(h *object.Hasher, idx int32, typ object.Type, data []byte) []waiter {
 	h.Begin(typ, int64(len(data)))
 	h.Write(data)
 	id, err := h.Sum()
@@ -43,7 +43,7 @@ func withBase(jobs []*job, typ object.Type, base []byte) []waiter {
 
 // record writes a new object, holds it back under --strict (checks it, when
 // the pack is kept), or notes that it exists already.
-func (u *unpacker) record(id object.ID, typ object.Type, data []byte, dup bool) error {
+func (u *resolver) record(id object.ID, typ object.Type, data []byte, dup bool) error {
 	if u.held != nil && typ != object.Blob {
 		return u.held.add(id, typ, data)
 	}
@@ -59,7 +59,7 @@ func (u *unpacker) record(id object.ID, typ object.Type, data []byte, dup bool) 
 }
 
 // write hands an object to the destination, and counts it.
-func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
+func (u *resolver) write(id object.ID, typ object.Type, data []byte) error {
 	wrote, err := u.dest.write(id, typ, data)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (u *unpacker) write(id object.ID, typ object.Type, data []byte) error {
 	return nil
 }
 
-func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
+func (u *resolver) done(idx int32, id object.ID, typ object.Type) {
 	u.mu.Lock()
 	u.entries.at(idx).typ = typ
 	u.entries.at(idx).done = true
@@ -77,7 +77,7 @@ func (u *unpacker) done(idx int32, id object.ID, typ object.Type) {
 
 // takeWaiting removes and returns the deltas waiting for entry idx (by
 // offset or by id) or for the id itself.
-func (u *unpacker) takeWaiting(idx int32, id object.ID) []*job {
+func (u *resolver) takeWaiting(idx int32, id object.ID) []*job {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	kids := u.waiting[idx]

@@ -17,7 +17,7 @@ import (
 // open-addressed over entry numbers (a map would hold a copy of every
 // id). The index hashes with a seed of its own, so that no pack can
 // choose ids that collide. It is not safe for concurrent use; the
-// unpacker holds u.mu.
+// resolver holds u.mu.
 type table struct {
 	chunks [][]entry
 	ids    [][]byte // chunkEntries ids of idSize bytes each, a chunk's

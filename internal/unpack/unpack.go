@@ -20,7 +20,7 @@
 // costs does not depend on the order its entries come in.
 //
 // Each part owns its state: the driver carries jobs from the reader to the
-// workers within a memory budget (driver.go); the resolver (the unpacker)
+// workers within a memory budget (driver.go); the resolver (run.go)
 // keeps the graph of deltas and their bases under its lock; the
 // destinations (dest.go: loose objects, packdest.go: a kept pack) write
 // objects and read them back; the tally counts what came of it.

@@ -29,7 +29,7 @@ type edge struct {
 const handOff = 64
 
 // plant finds the forest of the deltas put off; u.mu must not be held.
-func (u *unpacker) plant() *forest {
+func (u *resolver) plant() *forest {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	f := &forest{}
@@ -103,7 +103,7 @@ type frame struct {
 // put off is resolved (hashed, recorded, and the deltas waiting on it
 // resolved in turn). A large subtree goes to another worker, if one is
 // free.
-func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
+func (u *resolver) resolveTree(h *object.Hasher, root int32, w *walk) {
 	f, typ, data := w.f, w.typ, w.data
 	if data == nil {
 		var err error
@@ -162,7 +162,7 @@ func (u *unpacker) resolveTree(h *object.Hasher, root int32, w *walk) {
 // derive returns the data of entry k, done: cached, held back (--strict),
 // or read back, from the kept pack (its chain applied again) or from the
 // store.
-func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
+func (u *resolver) derive(k int32) (object.Type, []byte, error) {
 	u.mu.Lock()
 	id := u.entries.id(k)
 	u.mu.Unlock()
@@ -187,14 +187,14 @@ func (u *unpacker) derive(k int32) (object.Type, []byte, error) {
 // handOff gives the subtree of entry k to another worker if the queue has
 // room, and says whether it did. The walk that hands it off has more to do:
 // its worker is not the one left waiting.
-func (u *unpacker) handOff(k int32, w *walk) bool {
+func (u *resolver) handOff(k int32, w *walk) bool {
 	return u.drv.trySend(&job{idx: k, tree: w})
 }
 
 // laterApply derives entry k from its base's data: a delta put off is
 // resolved; an entry done before is only derived again, for the deltas
 // below it.
-func (u *unpacker) laterApply(h *object.Hasher, k int32, typ object.Type, base []byte) ([]byte, error) {
+func (u *resolver) laterApply(h *object.Hasher, k int32, typ object.Type, base []byte) ([]byte, error) {
 	delta, err := u.laterDelta(k)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // resolveJob resolves one job. Jobs are run even after a failure elsewhere: each
 // holds a complete object (or a delta to one), and writing what is good keeps
 // what was received, as git keeps the objects before the one it dies on.
-func (u *unpacker) resolveJob(h *object.Hasher, j *job) {
+func (u *resolver) resolveJob(h *object.Hasher, j *job) {
 	if j.tree != nil {
 		u.resolveTree(h, j.idx, j.tree)
 		return
@@ -64,7 +64,7 @@ const (
 // broken loose object): the pack may carry the object itself, so the delta
 // is pointed at an entry of that id, or parked until one is done. The read
 // error is kept, to be reported if no such entry ever comes.
-func (u *unpacker) redirect(j *job, err error) redirection {
+func (u *resolver) redirect(j *job, err error) redirection {
 	var be *BaseError
 	if !errors.As(err, &be) {
 		return notRedirected
@@ -87,7 +87,7 @@ func (u *unpacker) redirect(j *job, err error) redirection {
 }
 
 // base returns the base of a delta job whose base is done.
-func (u *unpacker) base(j *job) (object.Type, []byte, error) {
+func (u *resolver) base(j *job) (object.Type, []byte, error) {
 	id := j.baseID
 	if j.base >= 0 {
 		u.mu.Lock()
@@ -128,7 +128,7 @@ func (u *unpacker) base(j *job) (object.Type, []byte, error) {
 // not keep (read again for the next delta), or one past the budget (an
 // order made to make the cache forget its bases) is not read back: ok is
 // false, and the delta is put off.
-func (u *unpacker) readBack(k int32, id object.ID) (typ object.Type, data []byte, ok bool, err error) {
+func (u *resolver) readBack(k int32, id object.ID) (typ object.Type, data []byte, ok bool, err error) {
 	u.mu.Lock()
 	e := u.entries.at(k)
 	whole, off := e.base == fullObject, e.off
@@ -146,7 +146,7 @@ func (u *unpacker) readBack(k int32, id object.ID) (typ object.Type, data []byte
 }
 
 // apply applies a delta job to its base and resolves the result.
-func (u *unpacker) apply(h *object.Hasher, j *job, typ object.Type, base []byte) {
+func (u *resolver) apply(h *object.Hasher, j *job, typ object.Type, base []byte) {
 	u.resolveAll(h, []waiter{{j, typ, base}})
 }
 
@@ -158,7 +158,7 @@ type waiter struct {
 }
 
 // resolve settles a complete object, then the deltas that waited for it.
-func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []byte) {
+func (u *resolver) resolve(h *object.Hasher, idx int32, typ object.Type, data []byte) {
 	u.resolveAll(h, u.settle(h, idx, typ, data))
 }
 
@@ -170,7 +170,7 @@ func (u *unpacker) resolve(h *object.Hasher, idx int32, typ object.Type, data []
 // base in hand: a tree of deltas that waited for one base (the reader ran
 // ahead of it) is shared out, not left to the one worker that finished the
 // base while the others have nothing to do.
-func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
+func (u *resolver) resolveAll(h *object.Hasher, stack []waiter) {
 	for len(stack) > 0 {
 		if len(stack) > 1 && u.drv.idle() && u.handOffWaiter(stack[0]) {
 			stack[0] = waiter{}
@@ -198,7 +198,7 @@ func (u *unpacker) resolveAll(h *object.Hasher, stack []waiter) {
 
 // handOffWaiter sends w to the workers as a job of its own, and says
 // whether the queue took it.
-func (u *unpacker) handOffWaiter(w waiter) bool {
+func (u *resolver) handOffWaiter(w waiter) bool {
 	w.j.inHand, w.j.baseType, w.j.baseData = true, w.typ, w.base
 	if u.drv.trySend(w.j) {
 		return true
@@ -229,7 +229,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 // stream writes a big non-delta blob straight from the pack to the store
 // and returns its id; settleStreamed finishes it once the entry is
 // consumed.
-func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
+func (u *resolver) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 	id, wrote, err := u.dest.stream(e.Size, r)
 	var ie *pack.InflateError
 	if errors.As(err, &ie) && ie.Code != 1 {
@@ -245,7 +245,7 @@ func (u *unpacker) stream(r io.Reader, e pack.Entry) (object.ID, error) {
 // settleStreamed marks a streamed blob done and resolves the deltas that
 // waited for it, reading it back once. It runs after the whole entry was
 // consumed, so that a kept pack already holds all of it.
-func (u *unpacker) settleStreamed(idx int32, id object.ID) error {
+func (u *resolver) settleStreamed(idx int32, id object.ID) error {
 	u.mu.Lock()
 	u.entries.setID(idx, id)
 	u.entries.index(idx)
