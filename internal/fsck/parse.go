@@ -43,22 +43,30 @@ func ParseFor(list string, f object.Format) (*Options, error) {
 		if eq < 0 {
 			return nil, fmt.Errorf("Missing '=': '%s'", key)
 		}
-		var s Severity
-		switch val {
-		case "error":
-			s = Error
-		case "warn":
-			s = Warn
-		case "ignore":
-			s = Ignore
-		default:
-			return nil, fmt.Errorf("Unknown fsck message type: '%s'", val)
+		s, err := ParseSeverity(val)
+		if err != nil {
+			return nil, err
 		}
 		if err := o.SetSeverity(key, s); err != nil {
 			return nil, err
 		}
 	}
 	return o, nil
+}
+
+// ParseSeverity reads a severity as a --strict list and fsck.<msg-id>
+// settings give it: "error", "warn" or "ignore", with git's error text
+// (git prints it after "fatal: ") for anything else.
+func ParseSeverity(val string) (Severity, error) {
+	switch val {
+	case "error":
+		return Error, nil
+	case "warn":
+		return Warn, nil
+	case "ignore":
+		return Ignore, nil
+	}
+	return Ignore, fmt.Errorf("Unknown fsck message type: '%s'", val)
 }
 
 // ReadSkipList adds the object names (format f) listed in the file at

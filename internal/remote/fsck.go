@@ -84,9 +84,9 @@ func fsckSettings(c repo.Config, getenv func(string) string, errw io.Writer) ([]
 			fmt.Fprintf(errw, "warning: Skipping unknown msg id '%s'\n", name)
 			continue
 		}
-		s, ok := map[string]fsck.Severity{"error": fsck.Error, "warn": fsck.Warn, "ignore": fsck.Ignore}[e.Value]
-		if !ok {
-			return nil, fmt.Errorf("Unknown fsck message type: '%s'", e.Value)
+		s, err := fsck.ParseSeverity(e.Value)
+		if err != nil {
+			return nil, err
 		}
 		sets = append(sets, fsckSetting{msgID: name, sev: s})
 	}
