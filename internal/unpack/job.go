@@ -40,9 +40,6 @@ type job struct {
 	// tree: the job is the second pass over the deltas put off in the
 	// subtree of entry idx (see later.go).
 	tree *walk
-	// inHand: a delta handed off with its base in hand, baseData of
-	// type baseType (see resolveAll).
-	inHand   bool
-	baseType object.Type
-	baseData []byte
+	// inHand: a delta handed off with its base in hand (see resolveAll).
+	inHand *waiter
 }

@@ -17,10 +17,9 @@ func (u *resolver) resolveJob(h *object.Hasher, j *job) {
 		u.resolveTree(h, j.idx, j.tree)
 		return
 	}
-	if j.inHand {
-		w := waiter{j, j.baseType, j.baseData}
-		j.inHand, j.baseData = false, nil
-		u.resolveAll(h, []waiter{w})
+	if w := j.inHand; w != nil {
+		j.inHand = nil
+		u.resolveAll(h, []waiter{*w})
 		return
 	}
 	if j.typ != object.Bad {
@@ -199,11 +198,11 @@ func (u *resolver) resolveAll(h *object.Hasher, stack []waiter) {
 // handOffWaiter sends w to the workers as a job of its own, and says
 // whether the queue took it.
 func (u *resolver) handOffWaiter(w waiter) bool {
-	w.j.inHand, w.j.baseType, w.j.baseData = true, w.typ, w.base
+	w.j.inHand = &w
 	if u.drv.trySend(w.j) {
 		return true
 	}
-	w.j.inHand, w.j.baseData = false, nil
+	w.j.inHand = nil
 	return false
 }
 
