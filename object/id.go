@@ -28,6 +28,25 @@ func IDFromBytes(b []byte) (ID, error) {
 	return id, nil
 }
 
+// SetBytes makes id the id whose raw bytes are b (20 or 32 bytes) and
+// reports whether b had one of those sizes; otherwise id is the zero ID.
+// It fills id where it is, without the copies of a returned ID: a clone's
+// connectivity check sets one for each of millions of tree entries.
+func (id *ID) SetBytes(b []byte) bool {
+	switch len(b) {
+	case 20:
+		*(*[20]byte)(id.b[:20]) = [20]byte(b)
+		*(*[MaxIDSize - 20]byte)(id.b[20:]) = [MaxIDSize - 20]byte{}
+	case 32:
+		id.b = [32]byte(b)
+	default:
+		*id = ID{}
+		return false
+	}
+	id.n = uint8(len(b))
+	return true
+}
+
 // ParseID parses a 40- or 64-digit hexadecimal id.
 func ParseID(s string) (ID, error) {
 	var id ID

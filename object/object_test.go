@@ -53,6 +53,33 @@ func TestIDs(t *testing.T) {
 	}
 }
 
+// TestSetBytes checks that an id set in place equals the one IDFromBytes
+// returns, whatever the id held before, and that a bad size leaves the
+// zero ID.
+func TestSetBytes(t *testing.T) {
+	long := ID{n: 32}
+	for i := range long.b {
+		long.b[i] = 0xff
+	}
+	for _, size := range []int{20, 32} {
+		raw := make([]byte, size)
+		for i := range raw {
+			raw[i] = byte(i + 1)
+		}
+		want, _ := IDFromBytes(raw)
+		for _, before := range []ID{{}, long} {
+			id := before
+			if !id.SetBytes(raw) || id != want {
+				t.Errorf("SetBytes of %d bytes over %v = %v, want %v", size, before, id, want)
+			}
+		}
+	}
+	id := long
+	if id.SetBytes(make([]byte, 21)) || !id.IsZero() {
+		t.Errorf("SetBytes of 21 bytes = %v", id)
+	}
+}
+
 func TestTypes(t *testing.T) {
 	for _, typ := range []Type{Commit, Tree, Blob, Tag} {
 		back, ok := ParseType([]byte(typ.String()))

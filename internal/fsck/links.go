@@ -111,7 +111,10 @@ func treeLinks(out []Link, data []byte, hashsz int) ([]Link, error) {
 			if t, n := gitMode(buf); n > 0 && buf[n] != 0 {
 				end := n + bytes.IndexByte(buf[n:], 0) + 1 + hashsz
 				if t != object.Bad {
-					out = append(out, link(buf[end-hashsz:end], t))
+					// Filled in place: the copies of a Link built and
+					// appended cost more than the parse.
+					out = append(out, Link{Type: t})
+					out[len(out)-1].ID.SetBytes(buf[end-hashsz : end])
 				}
 				pos += end
 				continue
