@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -141,7 +144,7 @@ func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir stri
 	if err := pack.Drain(); err != nil {
 		return batch.Stats{}, false, err
 	}
-	if !connected && !pack.Deepened {
+	if !connected && !pack.Deepened && !h.newPartial() {
 		connected = h.healCheck(up, tips)
 	}
 	if err := pack.Finish(); err != nil {
@@ -149,6 +152,23 @@ func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir stri
 	}
 	st, err := h.updateShallow(gitDir, shallow, pack, tips)
 	return st, connected, err
+}
+
+// newPartial reports a partial clone into a new repository with no
+// alternates: nothing was there before this fetch for the check to find
+// broken, and git's own check after a partial clone only looks for the
+// tips in a promisor pack (connected.c), where healCheck would walk every
+// commit and tree received.
+func (h *helper) newPartial() bool {
+	if !h.set.cloning || !h.set.promisor() || h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES") != "" {
+		return false
+	}
+	r, err := h.repository()
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(filepath.Join(r.ObjectDir, "info", "alternates"))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // without returns ids minus those in drop. git asks only for refs it does
