@@ -135,7 +135,8 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 // objects are (what the syncs of that cost). Unless the pack is known to
 // be connected, git's connectivity check runs first, while the session
 // can still heal what the check reads broken (healCheck); not for a
-// deepening, whose check would need the new boundary. It returns whether
+// deepening, whose check would need the new boundary, nor for a partial
+// clone into a new repository (newPartial). It returns whether
 // the objects are known to be connected (by the unpacker's closure, or by
 // that check): a clone that asked for check-connectivity is then told
 // connectivity-ok and skips its own check; git's transport-helper takes
