@@ -102,12 +102,18 @@ func link(raw []byte, t object.Type) Link {
 // A clone parses every entry of every tree it receives (millions for
 // git.git), so the short path is most of its connectivity check.
 func treeLinks(out []Link, data []byte, hashsz int) ([]Link, error) {
+	return walkTree(out, data, hashsz, true)
+}
+
+// walkTree is treeLinks, with the short path only where short is set: its
+// tests hold the two paths to the same answers.
+func walkTree(out []Link, data []byte, hashsz int, short bool) ([]Link, error) {
 	for pos := 0; pos < len(data); {
 		buf := data[pos:]
 		// decodeEntry's first check, on what is left of the tree: the
 		// last entry's id is preceded by a NUL. The name then ends at or
 		// before that NUL, and the id after it is whole.
-		if len(buf) >= hashsz+3 && buf[len(buf)-(hashsz+1)] == 0 {
+		if short && len(buf) >= hashsz+3 && buf[len(buf)-(hashsz+1)] == 0 {
 			if t, n := gitMode(buf); n > 0 && buf[n] != 0 {
 				end := n + bytes.IndexByte(buf[n:], 0) + 1 + hashsz
 				if t != object.Bad {
