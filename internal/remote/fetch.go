@@ -155,11 +155,13 @@ func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir stri
 	return st, connected, err
 }
 
-// newPartial reports a partial clone into a new repository with no
-// alternates: nothing was there before this fetch for the check to find
-// broken, and git's own check after a partial clone only looks for the
-// tips in a promisor pack (connected.c), where healCheck would walk every
-// commit and tree received.
+// newPartial reports a partial clone with no alternates: what the check
+// would read came with this clone (or a bundle git unbundled for it just
+// before), not from before a crash, so there is nothing to heal. git asks
+// a filtered clone for no connectivity-ok and runs its own check, which
+// after a partial clone only looks for the tips in a promisor pack
+// (connected.c), where healCheck would walk every commit and tree
+// received.
 func (h *helper) newPartial() bool {
 	if !h.set.cloning || !h.set.promisor() || h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES") != "" {
 		return false
