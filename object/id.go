@@ -21,17 +21,17 @@ var ErrBadID = errors.New("object: malformed object id")
 // IDFromBytes returns the id whose raw bytes are b (20 or 32 bytes).
 func IDFromBytes(b []byte) (ID, error) {
 	var id ID
-	if len(b) != 20 && len(b) != 32 {
+	if !id.SetBytes(b) {
 		return id, ErrBadID
 	}
-	id.n = uint8(copy(id.b[:], b))
 	return id, nil
 }
 
 // SetBytes makes id the id whose raw bytes are b (20 or 32 bytes) and
 // reports whether b had one of those sizes; otherwise id is the zero ID.
-// It fills id where it is, without the copies of a returned ID: a clone's
-// connectivity check sets one for each of millions of tree entries.
+// It fills id where it is, without the copies of a returned ID (as
+// IDFromBytes returns it): a clone's connectivity check sets one for each
+// of millions of tree entries.
 func (id *ID) SetBytes(b []byte) bool {
 	switch len(b) {
 	case 20:

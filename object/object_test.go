@@ -1,6 +1,7 @@
 package object
 
 import (
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -53,9 +54,9 @@ func TestIDs(t *testing.T) {
 	}
 }
 
-// TestSetBytes checks that an id set in place equals the one IDFromBytes
-// returns, whatever the id held before, and that a bad size leaves the
-// zero ID.
+// TestSetBytes checks that an id set in place (and so one IDFromBytes
+// returns) equals the one ParseID reads from the same bytes in hex,
+// whatever the id held before, and that a bad size leaves the zero ID.
 func TestSetBytes(t *testing.T) {
 	long := ID{n: 32}
 	for i := range long.b {
@@ -66,7 +67,13 @@ func TestSetBytes(t *testing.T) {
 		for i := range raw {
 			raw[i] = byte(i + 1)
 		}
-		want, _ := IDFromBytes(raw)
+		want, err := ParseID(hex.EncodeToString(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := IDFromBytes(raw); err != nil || got != want {
+			t.Errorf("IDFromBytes of %d bytes = %v, %v, want %v", size, got, err, want)
+		}
 		for _, before := range []ID{{}, long} {
 			id := before
 			if !id.SetBytes(raw) || id != want {
