@@ -91,9 +91,13 @@ func AppendLinks(dst []Link, t object.Type, data []byte, f object.Format) ([]Lin
 	return dst, fmt.Errorf("fsck: no links for %s objects", t)
 }
 
-func link(raw []byte, t object.Type) Link {
-	id, _ := object.IDFromBytes(raw)
-	return Link{ID: id, Type: t}
+// appendLink appends the link to the object of raw id and type t, filled
+// in place: a Link built and then appended is copied on its way, which in
+// a clone's millions of tree entries costs more than the parse.
+func appendLink(out []Link, raw []byte, t object.Type) []Link {
+	out = append(out, Link{Type: t})
+	out[len(out)-1].ID.SetBytes(raw)
+	return out
 }
 
 // treeLinks lists a tree's links. An entry with one of the modes git
@@ -117,10 +121,7 @@ func walkTree(out []Link, data []byte, hashsz int, short bool) ([]Link, error) {
 			if t, n := gitMode(buf); n > 0 && buf[n] != 0 {
 				end := n + bytes.IndexByte(buf[n:], 0) + 1 + hashsz
 				if t != object.Bad {
-					// Filled in place: the copies of a Link built and
-					// appended cost more than the parse.
-					out = append(out, Link{Type: t})
-					out[len(out)-1].ID.SetBytes(buf[end-hashsz : end])
+					out = appendLink(out, buf[end-hashsz:end], t)
 				}
 				pos += end
 				continue
@@ -132,7 +133,7 @@ func walkTree(out []Link, data []byte, hashsz int, short bool) ([]Link, error) {
 		}
 		pos += e.size
 		if t, ok := linkType(e.mode); ok {
-			out = append(out, link(e.oid, t))
+			out = appendLink(out, e.oid, t)
 		}
 	}
 	return out, nil
@@ -181,14 +182,14 @@ func commitLinks(dst []Link, data []byte, hashsz int) ([]Link, error) {
 	if !ok {
 		return dst, malformedNamed(object.Commit, "bad tree pointer", "bad tree pointer in commit ")
 	}
-	out := append(dst, link(raw, object.Tree))
+	out := appendLink(dst, raw, object.Tree)
 	parentLen := len("parent ") + hexsz
 	for p := treeLen + 1; p+parentLen < len(data) && bytes.HasPrefix(data[p:], []byte("parent ")); {
 		raw, ok := parseHex(data, p+len("parent "), hexsz)
 		if len(data) <= p+parentLen+1 || !ok || data[p+parentLen] != '\n' {
 			return dst, malformedNamed(object.Commit, "bad parents", "bad parents in commit ")
 		}
-		out = append(out, link(raw, object.Commit))
+		out = appendLink(out, raw, object.Commit)
 		p += parentLen + 1
 	}
 	return out, nil
@@ -224,5 +225,5 @@ func tagLinks(dst []Link, data []byte, hashsz int) ([]Link, error) {
 	if bytes.IndexByte(data[p+4:], '\n') < 0 {
 		return dst, malformed(object.Tag, "unterminated 'tag' line")
 	}
-	return append(dst, link(raw, tt)), nil
+	return appendLink(dst, raw, tt), nil
 }
