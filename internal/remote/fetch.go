@@ -194,49 +194,54 @@ func without(ids, drop []object.ID) []object.ID {
 const maxRecent = 256
 
 // localHaves returns what a fetch tells the upstream the repository has:
-// the commits at the tips of its refs and the most recent commits reachable
-// from them. The helper negotiates in a single round, so they are all sent at
-// once. Only what refs reach is trusted: objects a killed fetch left behind
-// are never advertised, because their closure is not known to be complete.
-// When git cannot walk the refs (a broken object after a crash), nothing is
-// claimed: the upstream sends everything, and the unpacker repairs what is
-// broken.
+// what its refs point at and the most recent commits reachable from them.
+// The helper negotiates in a single round, so they are all sent at once.
+// Only what refs reach is trusted: objects a killed fetch left behind are
+// never advertised, because their closure is not known to be complete.
+// When git cannot walk the refs (a broken object after a crash), nothing
+// is claimed: the upstream sends everything, and the unpacker repairs what
+// is broken.
 func (h *helper) localHaves() []object.ID {
-	// rev-list's own order (newest commit date first) stops after
+	// The walk of the recent commits reads every ref's object (a tag down
+	// to what it tags, each tip commit): where it succeeds, the refs'
+	// values as git for-each-ref lists them, which reads no object, are
+	// sound. rev-list's own order (newest commit date first) stops after
 	// maxRecent commits; --date-order would walk the whole history first.
-	// Both walks run at once: each is a git process's start.
+	// Both run at once: each is a git process's start.
 	type walk struct {
 		out []byte
 		err error
 	}
-	recentc := make(chan walk, 1)
+	refc := make(chan walk, 1)
 	go func() {
-		out, err := repo.Git(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
-		recentc <- walk{out, err}
+		out, err := repo.Git(h.ctx, nil, "for-each-ref", "--format=%(objectname)")
+		refc <- walk{out, err}
 	}()
-	tips, err := repo.Git(h.ctx, nil, "rev-list", "--no-walk", "--all")
-	recentWalk := <-recentc
-	if err != nil {
-		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
-		return nil
-	}
-	haves := hashes(tips)
-	if len(haves) == 0 {
-		return nil
-	}
-	recent, err := recentWalk.out, recentWalk.err
-	if err != nil {
-		return haves // the tips are sound
+	recent, err := repo.Git(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
+	refs := <-refc
+	var haves []object.ID
+	switch {
+	case err == nil && refs.err == nil:
+		haves = append(hashes(refs.out), hashes(recent)...)
+	case err == nil:
+		haves = hashes(recent)
+	default:
+		// Some commit below a tip may be broken: the tips alone, where
+		// they are sound.
+		tips, terr := repo.Git(h.ctx, nil, "rev-list", "--no-walk", "--all")
+		if terr != nil {
+			fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(terr, h.url))
+			return nil
+		}
+		haves = hashes(tips)
 	}
 	seen := make(map[object.ID]bool, len(haves))
+	out := haves[:0]
 	for _, id := range haves {
-		seen[id] = true
-	}
-	for _, id := range hashes(recent) {
 		if !seen[id] {
 			seen[id] = true
-			haves = append(haves, id)
+			out = append(out, id)
 		}
 	}
-	return haves
+	return out
 }
