@@ -30,6 +30,7 @@ const newlinePath = "/x\nhost=victim.example"
 type hop struct {
 	server, method, path string
 	auth, extra          string // the Authorization and extra header values
+	referer              string // what the request said it came from
 }
 
 // redirector is a pair of servers on two ports of 127.0.0.1, so two origins:
@@ -104,7 +105,7 @@ func startRedirectingVersion(t *testing.T, env []string, base, mode string, v0 b
 func (h *redirector) log(server string, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.hops = append(h.hops, hop{server, r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get(hostileHeader)})
+	h.hops = append(h.hops, hop{server, r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get(hostileHeader), r.Header.Get("Referer")})
 }
 
 // take returns the requests logged since the last call, and forgets them.

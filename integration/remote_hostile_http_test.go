@@ -97,6 +97,9 @@ func hostileRun(t *testing.T, mode, follow, fails string, cred hostileCase, v0 b
 		if p.server == "B" && (p.auth != "" || p.extra != "") {
 			t.Errorf("B got A's credentials: %+v", p)
 		}
+		if p.referer != "" {
+			t.Errorf("a request carries a Referer, which curl never sends: %+v", p)
+		}
 	}
 	if fails != "" {
 		failed(t, env, c, ours, "HEAD -> refs/heads/main\n", fails, hostilePass, hostileToken)

@@ -82,8 +82,10 @@ type redirectPolicy struct {
 // hop leaves: an upgrade from http to https on the same host is another
 // origin too, for curl and so for git. A redirect from https to http is
 // refused, as go-git's client refused it, and so is a chain of more than
-// ten.
+// ten. No hop carries a Referer: Go's client names the URL a hop left
+// there, query (a token) included, where curl, and so git, sends none.
 func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
+	req.Header.Del("Referer")
 	first := via[0]
 	if prev := via[len(via)-1]; strings.EqualFold(prev.URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
 		return fmt.Errorf("redirect from %s to %s: a redirect may not leave https", Anonymize(prev.URL.String()), Anonymize(req.URL.String()))
