@@ -1,10 +1,14 @@
 package integration
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
@@ -188,6 +192,75 @@ func TestHostileDaemonPath(t *testing.T) {
 			}
 			if strings.Join(sent[0], "|") != strings.Join(sent[1], "|") {
 				t.Errorf("git sent %q, the helper %q", sent[0], sent[1])
+			}
+		})
+	}
+}
+
+// TestHostileAuthority: an authority git refuses or cannot reach — a port
+// of 0, above 65535 or too long to parse, an unescaped '@' in the user
+// information — is refused in git's words (curl's over http, connect.c's
+// over git://, ssh's under git) with exit 128 before anything connects or
+// runs: the listener on the port the helper's URL parser would have
+// picked gets no connection, the recording ssh never runs. Plain git
+// fails on each too (over ssh it hands the authority to ssh, which the
+// recording ssh fails).
+func TestHostileAuthority(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	hp := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(hp)
+	n, _ := strconv.Atoi(port)
+	wrapped := strconv.Itoa(n + 65536) // read mod 2^16, it is the listener's
+	for _, tc := range []struct{ url, want string }{
+		{"http://u:secret@v@" + hp + "/r.git", "fatal: unable to access 'http://" + hp + "/r.git': URL using bad/illegal format or missing URL"},
+		{"git://u@v@" + hp + "/r.git", "fatal: unable to look up v@127.0.0.1 (port " + port + ") (Name or service not known)"},
+		{"ssh://u@v@" + hp + "/r.git", "fatal: strange hostname 'v@127.0.0.1' blocked"},
+		{"u@v@127.0.0.1:r.git", "fatal: strange hostname 'v@127.0.0.1' blocked"},
+		{"http://127.0.0.1:0/r.git", "fatal: unable to access 'http://127.0.0.1:0/r.git': URL using bad/illegal format or missing URL"},
+		{"http://127.0.0.1:" + wrapped + "/r.git", "fatal: unable to access 'http://127.0.0.1:" + wrapped + "/r.git': URL using bad/illegal format or missing URL"},
+		{"https://127.0.0.1:99999999999999999999/r.git", "fatal: unable to access 'https://127.0.0.1:99999999999999999999/r.git': URL using bad/illegal format or missing URL"},
+		{"git://127.0.0.1:0/r.git", "fatal: unable to look up 127.0.0.1:0 (port 9418) (Name or service not known)"},
+		{"git://127.0.0.1:" + wrapped + "/r.git", "fatal: unable to look up 127.0.0.1:" + wrapped + " (port 9418) (Name or service not known)"},
+		{"ssh://127.0.0.1:0/r.git", "fatal: ssh: Bad port '0'"},
+		{"ssh://127.0.0.1:" + wrapped + "/r.git", "fatal: ssh: Could not resolve hostname 127.0.0.1:" + wrapped + ": Name or service not known"},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			ssh, log := recordingSSH(t)
+			env := env(t, "GIT_SSH_COMMAND="+ssh)
+			dir := t.TempDir()
+			if c := gittest.Exec(t, env, dir, nil, "git", "ls-remote", tc.url); c.Code == 0 {
+				t.Errorf("plain git listed %s:\n%s", tc.url, c.Stdout)
+			}
+			os.Remove(log)
+			before := accepted.Load()
+			c := gittest.Exec(t, env, dir, nil, "git", "ls-remote", "durable::"+tc.url)
+			if r := (result{Cmd: c}); c.Code != 128 || r.lastLine() != tc.want || len(c.Stdout) != 0 {
+				t.Errorf("exit %d, last line %q, stdout %q; want 128, %q", c.Code, r.lastLine(), c.Stdout, tc.want)
+			}
+			if strings.Contains(string(c.Stderr), "secret") {
+				t.Errorf("the password shows:\n%s", c.Stderr)
+			}
+			time.Sleep(50 * time.Millisecond)
+			if got := accepted.Load() - before; got != 0 {
+				t.Errorf("%d connections reached the listener", got)
+			}
+			if b, err := os.ReadFile(log); err == nil {
+				t.Errorf("ssh ran with %q", b)
 			}
 		})
 	}

@@ -59,6 +59,9 @@ func parseEndpoint(addr string) (*Address, error) {
 			return nil, err
 		}
 	}
+	if err := checkAuthority(addr); err != nil {
+		return nil, err
+	}
 	ep, err := splitAddress(addr)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL '%s'", Anonymize(addr))
@@ -87,10 +90,8 @@ var scpLike = regexp.MustCompile(`^(?:([^@]+)@)?([^:\s]+):([^\\].*)$`)
 // absolute.
 func splitAddress(addr string) (*Address, error) {
 	if !hasScheme.MatchString(addr) {
-		if m := scpLike.FindStringSubmatch(addr); m != nil {
-			if before, _, _ := strings.Cut(addr, ":"); !strings.Contains(before, "/") {
-				return &Address{Scheme: "ssh", User: m[1], Host: m[2], Port: 22, Path: m[3]}, nil
-			}
+		if user, host, path, ok := scpParts(addr); ok {
+			return &Address{Scheme: "ssh", User: user, Host: host, Port: 22, Path: path}, nil
 		}
 		path, err := filepath.Abs(addr)
 		if err != nil {
@@ -123,6 +124,20 @@ func splitAddress(addr string) (*Address, error) {
 		ep.Path += "#" + u.Fragment
 	}
 	return ep, nil
+}
+
+// scpParts splits git's "[user@]host:path", ssh's short form: ok is false
+// for an address that is not one (a '/' before the first ':' makes it a
+// local path, git's url_is_local_not_ssh).
+func scpParts(addr string) (user, host, path string, ok bool) {
+	m := scpLike.FindStringSubmatch(addr)
+	if m == nil {
+		return "", "", "", false
+	}
+	if before, _, _ := strings.Cut(addr, ":"); strings.Contains(before, "/") {
+		return "", "", "", false
+	}
+	return m[1], m[2], m[3], true
 }
 
 // Anonymize removes the user information from an address, as git's

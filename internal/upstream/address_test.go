@@ -63,3 +63,41 @@ func TestRedactor(t *testing.T) {
 		t.Fatal("scrub changed a clean message")
 	}
 }
+
+// TestCheckAuthority: the addresses git refuses or cannot reach for their
+// port or their user information are refused in git's words before
+// anything connects; what git takes is taken.
+func TestCheckAuthority(t *testing.T) {
+	for addr, want := range map[string]string{
+		"http://127.0.0.1:70000/x":                "unable to access 'http://127.0.0.1:70000/x': URL using bad/illegal format or missing URL",
+		"https://h:0/x":                           "unable to access 'https://h:0/x': URL using bad/illegal format or missing URL",
+		"http://h:99999999999999999999/x":         "unable to access 'http://h:99999999999999999999/x': URL using bad/illegal format or missing URL",
+		"http://h:8a/x":                           "unable to access 'http://h:8a/x': URL using bad/illegal format or missing URL",
+		"http://u:p@w@127.0.0.1:1/x":              "unable to access 'http://127.0.0.1:1/x': URL using bad/illegal format or missing URL",
+		"durable://u@v@h/x":                       "unable to access 'https://h/x': URL using bad/illegal format or missing URL",
+		"git://127.0.0.1:70000/x":                 "unable to look up 127.0.0.1:70000 (port 9418) (Name or service not known)",
+		"git://127.0.0.1:0/x":                     "unable to look up 127.0.0.1:0 (port 9418) (Name or service not known)",
+		"git://u@v@127.0.0.1:1/x":                 "unable to look up v@127.0.0.1 (port 1) (Name or service not known)",
+		"git://[::1]:65536/x":                     "unable to look up [::1]:65536 (port 9418) (Name or service not known)",
+		"ssh://127.0.0.1:0/x":                     "ssh: Bad port '0'",
+		"ssh://127.0.0.1:70000/x":                 "ssh: Could not resolve hostname 127.0.0.1:70000: Name or service not known",
+		"ssh://u@v@127.0.0.1/x":                   "strange hostname 'v@127.0.0.1' blocked",
+		"u@v@127.0.0.1:x":                         "strange hostname 'v@127.0.0.1' blocked",
+		"http://127.0.0.1:65535/x":                "",
+		"http://u%40v:p%40w@127.0.0.1:1/x?a=@b#@": "",
+		"git://[::1]:9418/x":                      "",
+		"git://[::1]/x":                           "",
+		"ssh://git@h:22/x":                        "",
+		"git@h:x@y":                               "",
+		"/srv/a@b@c:x":                            "",
+		"file:///srv/a@b@c:0/x":                   "",
+	} {
+		_, err := ParseAddress(addr)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", addr, err)
+		case want != "" && (err == nil || err.Error() != want):
+			t.Errorf("%s: %v, want %q", addr, err, want)
+		}
+	}
+}

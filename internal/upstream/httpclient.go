@@ -93,6 +93,9 @@ func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
+	if port := req.URL.Port(); port != "" && !validPort(port) {
+		return fmt.Errorf("redirect to %s: URL using bad/illegal format or missing URL", Anonymize(req.URL.String()))
+	}
 	initial := first.Method == http.MethodGet && strings.HasSuffix(first.URL.Path, "/info/refs")
 	if p.follow == "false" || p.follow == "initial" && !initial {
 		code := 0

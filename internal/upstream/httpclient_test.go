@@ -57,6 +57,27 @@ func TestRedirectPolicy(t *testing.T) {
 	}
 }
 
+// TestRedirectHops: no hop carries the Referer Go's client sets, and a hop
+// to a port git would not connect to is refused before it is dialled.
+func TestRedirectHops(t *testing.T) {
+	for to, refused := range map[string]bool{
+		"http://other/r/info/refs?token=x": false,
+		"http://h:0/r/info/refs":           true,
+		"http://h:70000/r/info/refs":       true,
+		"http://h:65535/r/info/refs":       false,
+	} {
+		req, via := hopFrom(t, "GET", "http://h/r/info/refs?token=secret", to)
+		req.Header.Set("Referer", via[0].URL.String())
+		err := (&redirectPolicy{follow: "initial"}).check(req, via)
+		if (err != nil) != refused {
+			t.Errorf("%s: %v", to, err)
+		}
+		if r := req.Header.Get("Referer"); err == nil && r != "" {
+			t.Errorf("%s: Referer %q", to, r)
+		}
+	}
+}
+
 // TestHTTPAuthOrigin checks that the headers and the password go only to
 // their origin, and that credentials from git credential belong to the
 // endpoint they were asked for.
