@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
@@ -47,5 +51,56 @@ func TestRemoteHTTPCookies(t *testing.T) {
 		c := gittest.Exec(t, env, "", nil, "git", "-c", "http.cookieFile="+cookies, "-c", "http.emptyAuth=true", "clone", "-q", side.prefix+url, dir)
 		mustRun(t, c, side.name+" clone with the cookie file")
 		gittest.Fsck(t, env, dir)
+	}
+}
+
+// TestRemoteHTTPSecureCookies: a secure cookie goes over plain http only to
+// localhost, 127.0.0.1 and ::1, as curl sends it (and so plain git): a
+// server on 127.0.0.2, another loopback address, never gets it, though
+// Go's cookie jar would send it there; the cookie that is not secure goes
+// to both, through plain git and the helper alike.
+func TestRemoteHTTPSecureCookies(t *testing.T) {
+	env := sealedHTTP(t)
+	base := t.TempDir()
+	newUpstream(t, env, base, "up.git")
+	backend := httpBackend(t, env, base)
+	var mu sync.Mutex
+	got := map[string]string{} // host: the cookies of its last request
+	logged := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[strings.Split(r.Host, ":")[0]] += r.Header.Get("Cookie") + ";"
+		mu.Unlock()
+		backend.ServeHTTP(w, r)
+	})
+	one := startHTTP(t, logged)
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip("no listener on 127.0.0.2: ", err)
+	}
+	two := httptest.NewUnstartedServer(logged)
+	two.Listener.Close()
+	two.Listener = ln
+	two.Start()
+	t.Cleanup(two.Close)
+	cookies := filepath.Join(base, "cookies.txt")
+	var file strings.Builder
+	for _, h := range []string{"127.0.0.1", "127.0.0.2"} {
+		file.WriteString(h + "\tFALSE\t/\tTRUE\t0\tsecure\t1\n" + h + "\tFALSE\t/\tFALSE\t0\tplain\t1\n")
+	}
+	gittest.WriteFile(t, base, "cookies.txt", file.String())
+	for _, side := range hostileSides {
+		for _, url := range []string{one, two.URL} {
+			c := gittest.Exec(t, env, "", nil, "git", "-c", "http.cookieFile="+cookies, "ls-remote", side.prefix+url+"/up.git")
+			mustRun(t, c, side.name+" ls-remote "+url)
+		}
+		mu.Lock()
+		if !strings.Contains(got["127.0.0.1"], "secure=1") || !strings.Contains(got["127.0.0.1"], "plain=1") {
+			t.Errorf("%s: 127.0.0.1 got %q, want both cookies", side.name, got["127.0.0.1"])
+		}
+		if strings.Contains(got["127.0.0.2"], "secure=1") || !strings.Contains(got["127.0.0.2"], "plain=1") {
+			t.Errorf("%s: 127.0.0.2 got %q, want the plain cookie only", side.name, got["127.0.0.2"])
+		}
+		got = map[string]string{}
+		mu.Unlock()
 	}
 }

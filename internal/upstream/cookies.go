@@ -29,7 +29,7 @@ func cookieJar(hc httpConfig, env lookupFunc, now time.Time) (http.CookieJar, er
 	if !ok {
 		return nil, nil
 	}
-	jar, err := cookiejar.New(nil)
+	jar, err := newCurlJar()
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +59,50 @@ func cookieJar(hc httpConfig, env lookupFunc, now time.Time) (http.CookieJar, er
 		return nil, fmt.Errorf("cannot read http.cookieFile '%s': %v", e.Value, err)
 	}
 	return jar, nil
+}
+
+// curlJar keeps cookies as curl does: a secure cookie goes over https, or
+// over plain http only to localhost, 127.0.0.1 and ::1 (curl's rule), not
+// to every loopback address and *.localhost name as Go's jar, which
+// browsers follow, would send it. Go's jar does not say which of the
+// cookies it returns are secure, so those live in a jar of their own.
+type curlJar struct{ plain, secure *cookiejar.Jar }
+
+func newCurlJar() (*curlJar, error) {
+	plain, err := cookiejar.New(nil)
+	if err != nil {
+		return nil, err
+	}
+	secure, err := cookiejar.New(nil)
+	return &curlJar{plain: plain, secure: secure}, err
+}
+
+// SetCookies keeps cookies as set for u, each in its jar.
+func (j *curlJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	for _, c := range cookies {
+		if c.Secure {
+			j.secure.SetCookies(u, []*http.Cookie{c})
+		} else {
+			j.plain.SetCookies(u, []*http.Cookie{c})
+		}
+	}
+}
+
+// Cookies returns the cookies to send to u.
+func (j *curlJar) Cookies(u *url.URL) []*http.Cookie {
+	cs := j.plain.Cookies(u)
+	if strings.EqualFold(u.Scheme, "https") || curlSecureHost(u.Hostname()) {
+		as := *u
+		as.Scheme = "https" // Go's jar keeps them from http://[::1]
+		cs = append(cs, j.secure.Cookies(&as)...)
+	}
+	return cs
+}
+
+// curlSecureHost reports whether curl sends secure cookies to host over
+// plain http.
+func curlSecureHost(host string) bool {
+	return strings.EqualFold(host, "localhost") || host == "127.0.0.1" || host == "::1"
 }
 
 // parseCookieLine reads one line of a cookie file: the cookie and a URL it
@@ -111,6 +155,9 @@ func parseCookieLine(line string, now time.Time) (*url.URL, *http.Cookie, bool) 
 	scheme := "http"
 	if c.Secure {
 		scheme = "https"
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 address, as a URL holds it
 	}
 	return &url.URL{Scheme: scheme, Host: host, Path: path}, c, true
 }

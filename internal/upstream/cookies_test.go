@@ -1,9 +1,11 @@
 package upstream
 
 import (
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +60,51 @@ func TestCookieJar(t *testing.T) {
 	}
 	if jar, err := cookieJar(newHTTPConfig(nil, "https://h/r"), envOf(), now); jar != nil || err != nil {
 		t.Errorf("no cookieFile: %v %v", jar, err)
+	}
+}
+
+// TestCookieJarSecureOverHTTP: a secure cookie goes over plain http only
+// to localhost, 127.0.0.1 and ::1, as curl sends it, not to the other
+// loopback addresses and *.localhost names Go's jar would send it to.
+func TestCookieJarSecureOverHTTP(t *testing.T) {
+	hosts := []string{"localhost", "127.0.0.1", "::1", "127.0.0.2", "git.localhost", "example.com"}
+	var content string
+	for _, h := range hosts {
+		content += h + "\tFALSE\t/\tTRUE\t0\ts\tsecret\n" + h + "\tFALSE\t/\tFALSE\t0\tp\tplain\n"
+	}
+	file := filepath.Join(t.TempDir(), "cookies.txt")
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jar, err := cookieJar(newHTTPConfig(repo.Config{{Key: "http.cookiefile", Value: file}}, "http://h/r"), envOf(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		for _, scheme := range []string{"http", "https"} {
+			u := &url.URL{Scheme: scheme, Host: h, Path: "/r"}
+			if strings.Contains(h, ":") {
+				u.Host = "[" + h + "]"
+			}
+			got := map[string]bool{}
+			for _, c := range jar.Cookies(u) {
+				got[c.Name] = true
+			}
+			want := scheme == "https" || h == "localhost" || h == "127.0.0.1" || h == "::1"
+			if got["s"] != want || !got["p"] {
+				t.Errorf("%s: secure cookie sent %v, want %v; plain sent %v", u, got["s"], want, got["p"])
+			}
+		}
+	}
+	// And cookies the server sets in the session.
+	u := &url.URL{Scheme: "http", Host: "127.0.0.2", Path: "/"}
+	jar.SetCookies(u, []*http.Cookie{{Name: "set", Value: "1", Secure: true}})
+	for _, c := range jar.Cookies(u) {
+		if c.Name == "set" {
+			t.Errorf("a secure cookie set in the session goes to %s", u)
+		}
+	}
+	if len(jar.Cookies(&url.URL{Scheme: "https", Host: "127.0.0.2", Path: "/"})) != 3 {
+		t.Errorf("https://127.0.0.2: %v", jar.Cookies(&url.URL{Scheme: "https", Host: "127.0.0.2", Path: "/"}))
 	}
 }
