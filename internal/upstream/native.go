@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+
+	"github.com/git-durable/git-durable/internal/proc"
 )
 
 // daemonPort is git daemon's port.
@@ -112,34 +114,10 @@ func daemonTarget(addr string) (host, path string, err error) {
 func newLocal(path string) Transport {
 	return &commandTransport{command: func(ctx context.Context, service string, version int) (*exec.Cmd, error) {
 		cmd := command(ctx, "git", strings.TrimPrefix(service, "git-"), path)
-		cmd.Env = withoutLocalRepoEnv(os.Environ())
+		cmd.Env = proc.WithoutRepoEnv(os.Environ())
 		if version > 0 {
 			cmd.Env = append(cmd.Env, protocolEnv(version))
 		}
 		return cmd, nil
 	}}
-}
-
-// localRepoEnv are the variables git clears for a local transport's
-// command (environment.c local_repo_env).
-var localRepoEnv = []string{
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-	"GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
-	"GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
-	"GIT_SHALLOW_FILE", "GIT_COMMON_DIR",
-}
-
-func withoutLocalRepoEnv(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		drop := strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_")
-		for _, l := range localRepoEnv {
-			drop = drop || k == l
-		}
-		if !drop {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
