@@ -1,6 +1,9 @@
 package proc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLookup(t *testing.T) {
 	vars := map[string]string{"EMPTY": "", "SET": "x"}
@@ -20,5 +23,14 @@ func TestLookup(t *testing.T) {
 	}
 	if v, ok := without.Lookup("SET"); v != "x" || !ok {
 		t.Errorf("without LookupEnv, SET = %q, %v; want \"x\", true", v, ok)
+	}
+}
+
+func TestWithoutRepoEnv(t *testing.T) {
+	in := []string{"HOME=/h", "GIT_DIR=/r", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=a.b", "GIT_CONFIG_VALUE_0=c",
+		"GIT_TERMINAL_PROMPT=0", "GIT_COMMON_DIR=/c", "GIT_DIRX=kept"}
+	got := strings.Join(WithoutRepoEnv(in), " ")
+	if want := "HOME=/h GIT_TERMINAL_PROMPT=0 GIT_DIRX=kept"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
