@@ -1,10 +1,19 @@
 package mirror
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
+
+// target is a repository the runner found: its git directory, or why it
+// is refused without being touched.
+type target struct {
+	dir     string
+	refused error
+}
 
 // isRepo reports whether dir looks like a git directory (a bare
 // repository, or a work tree's .git): HEAD, objects and refs.
@@ -21,45 +30,81 @@ func isRepo(dir string) bool {
 // one, or a work tree whose .git is one, stands for itself; else every
 // repository below it is found, without descending into one (grokmirror's
 // trees nest them: pub/scm/linux/kernel/git/torvalds/linux.git).
-// Symbolic links are not followed. The list is sorted and has no
-// duplicates.
-func find(roots []string) ([]string, error) {
+// Symbolic links are not followed: a directory that is a link is not
+// entered, and a .git that is a link is taken only where it leads to a
+// directory under the same root (named by where it leads), and is
+// otherwise refused: the repository it leads to is not the tree's to
+// repair or update. The list is sorted and has no duplicates.
+func find(roots []string) ([]target, error) {
 	seen := map[string]bool{}
-	var repos []string
-	add := func(dir string) {
-		if abs, err := filepath.Abs(dir); err == nil && !seen[abs] {
+	var found []target
+	add := func(t target) {
+		if abs, err := filepath.Abs(t.dir); err == nil && !seen[abs] {
 			seen[abs] = true
-			repos = append(repos, abs)
+			t.dir = abs
+			found = append(found, t)
 		}
 	}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		if isRepo(dir) {
-			add(dir)
-			return nil
-		}
-		if isRepo(filepath.Join(dir, ".git")) {
-			add(filepath.Join(dir, ".git"))
-			return nil
-		}
-		entries, err := os.ReadDir(dir)
+	for _, root := range roots {
+		real, err := filepath.EvalSymlinks(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, e := range entries {
-			if e.IsDir() {
-				if err := walk(filepath.Join(dir, e.Name())); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	for _, r := range roots {
-		if err := walk(r); err != nil {
+		if err := walk(root, real, add); err != nil {
 			return nil, err
 		}
 	}
-	sort.Strings(repos)
-	return repos, nil
+	sort.Slice(found, func(i, j int) bool { return found[i].dir < found[j].dir })
+	return found, nil
+}
+
+// walk finds the repositories at and under dir, in the root whose real
+// path is real, and gives each to add.
+func walk(dir, real string, add func(target)) error {
+	if isRepo(dir) {
+		add(target{dir: dir})
+		return nil
+	}
+	dotgit := filepath.Join(dir, ".git")
+	if st, err := os.Lstat(dotgit); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		add(linkedGitDir(dotgit, real))
+		return nil
+	} else if err == nil && st.IsDir() && isRepo(dotgit) {
+		add(target{dir: dotgit})
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := walk(filepath.Join(dir, e.Name()), real, add); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// linkedGitDir is the target of a .git that is a symbolic link: the
+// repository it leads to where that is under root (the real path of the
+// tree's root), else refused.
+func linkedGitDir(link, root string) target {
+	to, err := filepath.EvalSymlinks(link)
+	switch {
+	case err != nil:
+		return target{dir: link, refused: &refusal{fmt.Sprintf(".git is a symbolic link that does not resolve: %v", err)}}
+	case !within(to, root):
+		return target{dir: link, refused: &refusal{fmt.Sprintf(".git is a symbolic link to %s, outside %s", quotePath(to), quotePath(root))}}
+	case !isRepo(to):
+		return target{dir: link, refused: &refusal{fmt.Sprintf(".git is a symbolic link to %s, which is no git directory", quotePath(to))}}
+	}
+	return target{dir: to}
+}
+
+// within reports whether path is root or below it (both cleaned, absolute
+// real paths).
+func within(path, root string) bool {
+	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }

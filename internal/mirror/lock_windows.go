@@ -2,11 +2,21 @@ package mirror
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 
 	"golang.org/x/sys/windows"
 )
+
+// openLock opens the lock file path, creating it where it is missing; a
+// path that is a link or no regular file is refused.
+func openLock(path, _ string) (*os.File, error) {
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, &refusal{fmt.Sprintf("%s is not a regular file", quotePath(path))}
+	}
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+}
 
 // tryLock takes the lock of f without waiting; held reports that another
 // process has it.

@@ -52,26 +52,29 @@ func readSessions(path string) (sum session, n int) {
 // metric is one series of the metrics file.
 type metric struct {
 	name, help string
-	value      func(dir string, r result) (float64, bool)
+	value      func(r result) (float64, bool)
 }
 
 var metrics = []metric{
-	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", func(r result) (float64, bool) {
 		return map[bool]float64{true: 1, false: 0}[r.err == nil], !r.skipped
 	}},
-	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", func(r result) (float64, bool) {
 		return float64(r.start.Unix()), !r.skipped
 	}},
-	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", func(r result) (float64, bool) {
 		return r.took.Seconds(), !r.skipped
 	}},
-	{"git_durable_update_objects_written", "Objects the last update wrote.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", func(r result) (float64, bool) {
+		return map[bool]float64{true: 1, false: 0}[refused(r.err)], !r.skipped
+	}},
+	{"git_durable_update_objects_written", "Objects the last update wrote.", func(r result) (float64, bool) {
 		return float64(r.helper.Written), r.sessions > 0
 	}},
-	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", func(r result) (float64, bool) {
 		return float64(r.helper.Repaired), r.sessions > 0
 	}},
-	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", func(_ string, r result) (float64, bool) {
+	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", func(r result) (float64, bool) {
 		return float64(r.helper.HardwareFlush), r.sessions > 0
 	}},
 }
@@ -85,20 +88,20 @@ const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
 // format (node_exporter's textfile collector reads it), through a
 // temporary file renamed into place: a reader never sees half of it. The
 // time of each mirror's last success is carried over from the file the
-// last run wrote.
-func writeMetrics(path string, repos []string, results []result) error {
+// last run wrote, by its label (labelValue).
+func writeMetrics(path string, repos []target, results []result) error {
 	last := readLastSuccess(path)
 	for i, r := range results {
 		if !r.skipped && r.err == nil {
-			last[repos[i]] = float64(r.start.Unix())
+			last[labelValue(repos[i].dir)] = float64(r.start.Unix())
 		}
 	}
 	var b strings.Builder
 	for _, m := range metrics {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", m.name, m.help, m.name)
-		for i, dir := range repos {
-			if v, ok := m.value(dir, results[i]); ok {
-				fmt.Fprintf(&b, "%s{repository=%s} %s\n", m.name, quoteLabel(dir), strconv.FormatFloat(v, 'f', -1, 64))
+		for i, t := range repos {
+			if v, ok := m.value(results[i]); ok {
+				fmt.Fprintf(&b, "%s{repository=%s} %s\n", m.name, quoteLabel(labelValue(t.dir)), strconv.FormatFloat(v, 'f', -1, 64))
 			}
 		}
 	}
@@ -139,7 +142,8 @@ func writeMetrics(path string, repos []string, results []result) error {
 	return err
 }
 
-// readLastSuccess reads the lastSuccess series of the metrics file path.
+// readLastSuccess reads the lastSuccess series of the metrics file path,
+// by label value.
 func readLastSuccess(path string) map[string]float64 {
 	last := map[string]float64{}
 	b, err := os.ReadFile(path)

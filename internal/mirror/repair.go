@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -244,10 +243,10 @@ func removeMissingTips(ctx context.Context, dir string) ([]string, error) {
 	return removed, nil
 }
 
-// gitOut runs git in the git directory dir and returns its output; a
-// failure carries git's last line.
+// gitOut runs git in the git directory dir (gitIn) and returns its
+// output; a failure carries git's last line.
 func gitOut(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + dir}, args...)...)
+	cmd := gitIn(ctx, dir, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -101,7 +100,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 			for i := range next {
 				results[i] = update(ctx, repos[i], o.timeout, booted)
 				out.Lock()
-				fmt.Fprintln(env.Stdout, results[i].line(repos[i]))
+				fmt.Fprintln(env.Stdout, results[i].line(repos[i].dir))
 				out.Unlock()
 			}
 		})
@@ -151,7 +150,7 @@ type result struct {
 
 // line is the log line of r for the repository dir.
 func (r result) line(dir string) string {
-	head := r.start.UTC().Format(time.RFC3339) + " " + dir
+	head := r.start.UTC().Format(time.RFC3339) + " " + quotePath(dir)
 	switch {
 	case r.skipped:
 		return head + " skipped: another update of it runs"
@@ -163,11 +162,20 @@ func (r result) line(dir string) string {
 	return fmt.Sprintf("%s ok %.1fs", head, r.took.Seconds())
 }
 
-// update repairs and updates the repository dir, under its lock.
-func update(ctx context.Context, dir string, timeout time.Duration, booted time.Time) (r result) {
+// update repairs and updates the repository t, under its lock, once git
+// takes it as the runner's user's (checkOwner); a repository refused
+// (find, checkOwner, openLock) is left untouched.
+func update(ctx context.Context, t target, timeout time.Duration, booted time.Time) (r result) {
 	r.start = time.Now()
 	defer func() { r.took = time.Since(r.start) }()
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o666)
+	dir := t.dir
+	if r.err = t.refused; r.err != nil {
+		return r
+	}
+	if r.err = checkOwner(ctx, dir); r.err != nil {
+		return r
+	}
+	f, err := openLock(filepath.Join(dir, lockName), dir)
 	if err != nil {
 		r.err = err
 		return r
@@ -190,8 +198,11 @@ func update(ctx context.Context, dir string, timeout time.Duration, booted time.
 	}
 	stats.Close()
 	defer os.Remove(stats.Name())
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "remote", "update", "--prune")
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats.Name())
+	cmd := gitIn(ctx, dir, "remote", "update", "--prune")
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats.Name())
+	// The lock goes with git: a runner killed before its git ends leaves
+	// the repository locked until git ends too.
+	cmd.ExtraFiles = []*os.File{f}
 	defer func() {
 		r.helper, r.sessions = readSessions(stats.Name())
 		keepStats(stats.Name(), os.Getenv("GIT_REMOTE_DURABLE_STATS"))
