@@ -51,6 +51,10 @@ type lie struct {
 	// upload-pack could not make (it walks what it packs), for refs the
 	// advertisement names.
 	pack []byte
+	// packFor, over protocol v2, is given each fetch request (its payloads)
+	// and returns the pack to send instead of upload-pack's answer, or nil
+	// to let upload-pack answer it.
+	packFor func(req []string) []byte
 
 	// v2 makes the server speak protocol v2 to a client that asks for it
 	// (as git daemon hands upload-pack the request's "version=2"); then

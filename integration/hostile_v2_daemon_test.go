@@ -49,7 +49,15 @@ func (d *hostileDaemon) serveV2(c net.Conn, in *bufio.Reader) {
 			}
 		}
 		command := strings.TrimSuffix(req[0].payload, "\n") // git's fetch-pack sends "command=fetch" bare
-		if command == "command=fetch" && d.lie.pack != nil {
+		pack := d.lie.pack
+		if command == "command=fetch" && d.lie.packFor != nil {
+			var lines []string
+			for _, p := range req {
+				lines = append(lines, p.payload)
+			}
+			pack = d.lie.packFor(lines)
+		}
+		if command == "command=fetch" && pack != nil {
 			done := false
 			for _, p := range req {
 				done = done || p.payload == "done\n"
@@ -61,7 +69,7 @@ func (d *hostileDaemon) serveV2(c net.Conn, in *bufio.Reader) {
 				writePkt2(w, pktOut{delim: true})
 			}
 			writePkt2(w, pktOut{payload: "packfile\n"})
-			for pack := d.lie.pack; len(pack) > 0; {
+			for len(pack) > 0 {
 				n := min(65515, len(pack))
 				writePkt2(w, pktOut{payload: "\x01" + string(pack[:n])})
 				pack = pack[n:]

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -192,5 +193,87 @@ func TestRemoteHeal(t *testing.T) {
 				t.Errorf("objects differ: %s", firstDiff(a, b))
 			}
 		})
+	}
+}
+
+// TestRemoteHealAnswerBounded: asked again for one broken blob, a hostile
+// upstream (protocol v2 over git://) answers with that blob and 3,000
+// others. Only the blob asked for is written: the fetch heals it and
+// succeeds, says that the others were dropped, and leaves as many loose
+// objects as the same fetch into a sound clone — none of the 3,000, and no
+// scratch directory under objects/.
+func TestRemoteHealAnswerBounded(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	var mu sync.Mutex
+	var heal []byte // the answer to a fetch with no haves of the broken blob
+	var broken string
+	d := startHostile(t, env, up, lie{v2: true, packFor: func(req []string) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		text := strings.Join(req, "")
+		if broken == "" || strings.Contains(text, "have ") || !strings.Contains(text, "want "+broken) {
+			return nil
+		}
+		return heal
+	}})
+	sound := filepath.Join(base, "sound")
+	c, _ := durable(t, env, base, "-c", "fetch.unpackLimit=100000", "clone", "-q", "durable::"+d.url, sound)
+	mustRun(t, c, "clone")
+	old := strings.TrimSpace(gittest.Git(t, env, sound, "rev-parse", "origin/main"))
+	advance(t, env, up, 1, "")
+	for _, id := range thinBases(t, env, up, filepath.Join(sound, ".git/objects"), old) {
+		if strings.TrimSpace(gittest.Git(t, env, sound, "cat-file", "-t", id)) == "blob" {
+			broken = id
+		}
+	}
+	if broken == "" {
+		t.Fatal("the thin pack has no blob for a base")
+	}
+	// The answer: the blob and 3,000 blobs nobody asked for.
+	scratch := gittest.Init(t, env, true, "")
+	padding := filepath.Join(base, "padding")
+	var paths strings.Builder
+	for i := range 3000 {
+		p := filepath.Join(padding, strconv.Itoa(i))
+		gittest.WriteFile(t, padding, strconv.Itoa(i), "padding "+strconv.Itoa(i)+"\n")
+		paths.WriteString(p + "\n")
+	}
+	extra := strings.Fields(string(gittest.GitIn(t, env, scratch, []byte(paths.String()), "hash-object", "-w", "--stdin-paths")))
+	content := gittest.GitIn(t, env, up, nil, "cat-file", "blob", broken)
+	gittest.GitIn(t, env, scratch, content, "hash-object", "-w", "--stdin")
+	mu.Lock()
+	heal = gittest.GitIn(t, env, scratch, []byte(broken+"\n"+strings.Join(extra, "\n")+"\n"), "pack-objects", "--stdout")
+	mu.Unlock()
+
+	ours := filepath.Join(base, "ours")
+	gittest.Exec(t, env, "", nil, "cp", "-a", sound, ours)
+	if err := os.Truncate(filepath.Join(ours, ".git/objects", broken[:2], broken[2:]), 0); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = durable(t, env, sound, "fetch", "-q")
+	mustRun(t, c, "fetch into the sound clone")
+	c, _ = durable(t, env, ours, "fetch", "-q")
+	mustRun(t, c, "fetch into the poisoned clone")
+	for _, want := range []string{"warning: object " + broken + " of the repository was broken",
+		"sent 3000 objects not asked for with the broken ones; they were dropped"} {
+		if !strings.Contains(string(c.Stderr), want) {
+			t.Errorf("no %q:\n%s", want, c.Stderr)
+		}
+	}
+	gittest.Fsck(t, env, ours)
+	check := gittest.GitIn(t, env, ours, []byte(strings.Join(extra, "\n")+"\n"), "cat-file", "--batch-check")
+	if n := strings.Count(string(check), " missing"); n != len(extra) {
+		t.Errorf("%d of the %d objects not asked for were written", len(extra)-n, len(extra))
+	}
+	loose := func(dir string) string {
+		return lineWith(gittest.Git(t, env, dir, "count-objects", "-v"), "count: ")
+	}
+	if a, b := loose(sound), loose(ours); a != b {
+		t.Errorf("loose objects: %s after the sound fetch, %s after the healed one", a, b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(ours, ".git/objects/tmp_*")); len(left) != 0 {
+		t.Errorf("left under objects/: %v", left)
 	}
 }

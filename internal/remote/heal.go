@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/upstream"
@@ -39,37 +40,32 @@ func (h *helper) healer(up *upstream.Upload, pack *upstream.Pack) func([]object.
 }
 
 // heal fetches ids from up, after the answer that carried pack if any:
-// exactly those objects, not what they reach (a commit's history), always
-// written as loose objects, whatever the unpack limit: a heal keeps no
-// pack, and so no .keep that nobody would remove. Each object that reads
-// back right afterwards gets git's warning that it was fetched again; it
-// returns those that do not, with a warning each, and an error when no
-// request could be made or answered.
+// exactly those objects, not what they reach (a commit's history), and
+// only those written (writeAsked), as loose objects whatever the unpack
+// limit: a heal keeps no pack, and so no .keep that nobody would remove.
+// One request asks for at most the unpack limit of them (healChunk), so
+// that no answer becomes more loose objects than git would explode from
+// one. Each object that reads back right afterwards gets git's warning
+// that it was fetched again; it returns those that do not, with a warning
+// each, and an error when no request could be made or answered.
 func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) (left []object.ID, err error) {
 	if pack != nil {
 		if err := pack.Drain(); err != nil {
 			return ids, err
 		}
 	}
-	fresh, err := up.Fresh()
+	r, err := h.repository()
 	if err != nil {
 		return ids, err
 	}
-	if fresh != up {
-		defer fresh.Close()
-	}
-	p, err := fresh.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
+	limit, err := unpackLimit(r.Config)
 	if err != nil {
 		return ids, err
 	}
-	rcv, err := h.unpackTo(p, ids, nil, true)
-	if err != nil {
-		return ids, err
-	}
-	err = p.Drain()
-	h.account(rcv.stats, err)
-	if err != nil {
-		return ids, err
+	for part := range slices.Chunk(ids, healChunk(limit)) {
+		if err := h.fetchAgain(up, part); err != nil {
+			return ids, err
+		}
 	}
 	bad, err := h.unreadable(ids, false)
 	if err != nil {
@@ -84,6 +80,30 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 		}
 	}
 	return left, nil
+}
+
+// fetchAgain asks up, on a fresh session where it needs one, for ids alone
+// (no haves: they would tell it that they are here), and writes what of
+// the answer was asked for.
+func (h *helper) fetchAgain(up *upstream.Upload, ids []object.ID) error {
+	fresh, err := up.Fresh()
+	if err != nil {
+		return err
+	}
+	if fresh != up {
+		defer fresh.Close()
+	}
+	p, err := fresh.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
+	if err != nil {
+		return err
+	}
+	stats, err := h.writeAsked(p, ids)
+	if err != nil {
+		return err
+	}
+	err = p.Drain()
+	h.account(stats, err)
+	return err
 }
 
 // unreadable returns which of ids the repository cannot read back right:

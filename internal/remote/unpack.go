@@ -37,12 +37,6 @@ type received struct {
 // heal, when set, repairs the delta bases of the repository the pack needs
 // and cannot read (see healer).
 func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) error) (rcv received, err error) {
-	return h.unpackTo(in, wants, heal, false)
-}
-
-// unpackTo is unpack; with loose, every object is written as a loose
-// object, whatever the unpack limit and the remote (a heal's answer).
-func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID) error, loose bool) (rcv received, err error) {
 	r, err := h.repository()
 	if err != nil {
 		return rcv, err
@@ -59,9 +53,7 @@ func (h *helper) unpackTo(in io.Reader, wants []object.ID, heal func([]object.ID
 	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
 	pack := in // what the unpacker reads: in, or a reader that peeked at its header
-	if loose {
-		opts.Keep = nil
-	} else if h.set.promisor() {
+	if h.set.promisor() {
 		opts.UnpackLimit, opts.Keep.Promisor = 0, true
 		if pack, opts.Keep.PromisorText, err = h.promisorText(in, r.Config); err != nil {
 			return rcv, err

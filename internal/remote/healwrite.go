@@ -1,0 +1,114 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/internal/report"
+	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+)
+
+// healChunk is how many objects one heal request asks for: the unpack
+// limit of the repository (git's default where it keeps every pack), so
+// that no answer is written as more loose objects than git would explode
+// from one.
+func healChunk(limit uint32) int {
+	if limit == 0 {
+		return gitUnpackLimit
+	}
+	return int(limit)
+}
+
+// writeAsked writes, of the answer p to a request for ids, the objects
+// asked for and nothing else. The whole answer is first exploded, checked
+// as any fetch's objects are (fetch.fsckObjects), into a scratch directory
+// under objects/ that is never synced and always removed: an upstream that
+// cannot filter sends a tree with what it holds, and any upstream can send
+// more than it was asked for, objects that may be the bases of the ones
+// asked. Then each asked object that came is written into the repository
+// under one batch (a writeout each, one flush after the last), replacing a
+// broken copy; the others are dropped, and said. It returns the stats of
+// the batch; an error of the unpack is accounted already (runErr).
+func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) {
+	r, err := h.repository()
+	if err != nil {
+		return report.Stats{}, err
+	}
+	_, strict, err := h.checks(r)
+	if err != nil {
+		return report.Stats{}, err
+	}
+	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	if err != nil {
+		return report.Stats{}, err
+	}
+	defer t.Close()
+	scratch, err := os.MkdirTemp(r.ObjectDir, "tmp_objdir-heal-")
+	if err != nil {
+		return report.Stats{}, err
+	}
+	defer os.RemoveAll(scratch)
+	alts := append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
+	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
+	defer all.Close()
+	opts := t.Options(maskWriter{h.errw}, nil)
+	opts.Strict = strict
+	want := make(map[object.ID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var extra atomic.Int64
+	opts.Object = func(id object.ID, _ object.Type, _ []byte) {
+		if !want[id] {
+			extra.Add(1)
+		}
+	}
+	res, err := unpack.Run(h.ctx, p, all, batch.New(batch.OS, scratch, batch.Options{Method: batch.None}), opts)
+	if err = h.runErr(p, t, res, err); err != nil {
+		return report.Stats{}, err
+	}
+	came := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format}) // what the answer brought
+	defer came.Close()
+	res.Written, res.Existing = 0, 0
+	tx := t.Policy.Begin()
+	for _, id := range ids {
+		typ, data, err := came.Read(id)
+		if errors.Is(err, loose.ErrNotFound) {
+			continue // not sent, or a good copy is here already
+		}
+		if err == nil {
+			var need bool
+			if need, err = t.Store.Need(id); need && err == nil {
+				err = t.Store.Write(tx, id, typ, data)
+				res.Written++
+			}
+		}
+		if err != nil {
+			tx.End()
+			return report.Stats{}, err
+		}
+	}
+	if err := tx.End(); err != nil {
+		return report.Stats{}, err
+	}
+	if n := extra.Load(); n > 0 {
+		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
+			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
+	}
+	return t.Stats(res), nil
+}
+
+// plural is one or many, by n.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
