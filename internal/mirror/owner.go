@@ -23,13 +23,19 @@ import (
 // GIT_CEILING_DIRECTORIES keeps git from looking above dir for another
 // repository; the variables that tie git to one are dropped.
 func gitIn(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	top := dir
-	if filepath.Base(dir) == ".git" {
-		top = filepath.Dir(dir)
-	}
+	top := workTop(dir)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", top}, args...)...)
 	cmd.Env = append(proc.WithoutRepoEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(top))
 	return cmd
+}
+
+// workTop is the directory git is run in for the git directory dir: the
+// work tree of a .git, else dir itself.
+func workTop(dir string) string {
+	if filepath.Base(dir) == ".git" {
+		return filepath.Dir(dir)
+	}
+	return dir
 }
 
 // refusal is why the runner leaves a repository untouched: git would not
@@ -58,7 +64,7 @@ func checkOwner(ctx context.Context, dir string) error {
 	if err := cmd.Run(); err != nil {
 		msg := firstFatal(errb.String(), err)
 		if strings.Contains(msg, "dubious ownership") {
-			msg += fmt.Sprintf(" (git config --global --add safe.directory %s allows it)", dir)
+			msg += fmt.Sprintf(" (git config --global --add safe.directory %s allows it)", workTop(dir))
 		}
 		return &refusal{msg}
 	}
