@@ -46,6 +46,10 @@ func find(roots []string) ([]target, error) {
 		}
 	}
 	for _, root := range roots {
+		root, err := filepath.Abs(root)
+		if err != nil {
+			return nil, err
+		}
 		real, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			return nil, err
