@@ -59,7 +59,7 @@ func TestMirrorRunnerOwnership(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(theirs, "durable-update.flock")); err == nil {
 		t.Errorf("a lock file was created in a repository git refuses")
 	}
-	if m := string(readFile(t, metrics)); !strings.Contains(m, `git_durable_update_refused{repository="`+theirs+`"} 1`) {
+	if m := string(readFile(t, metrics)); !strings.Contains(m, series("git_durable_update_refused", tree, theirs)+"1\n") {
 		t.Errorf("metrics:\n%s", m)
 	}
 
@@ -256,7 +256,7 @@ func TestMirrorRunnerNames(t *testing.T) {
 	gittest.Git(t, env, odd, "config", "remote.origin.url", "durable::file://"+filepath.Join(base, "gone.git"))
 	c = runner(t, env, "--metrics", metrics, tree)
 	check(c, "caf\xe9.git")
-	label := `git_durable_update_last_success_timestamp_seconds{repository="` + tree + `/caf\\xe9.git"} `
+	label := series(lastSuccess, tree, tree+`/caf\\xe9.git`)
 	was, now := lineWith(first, label), lineWith(string(readFile(t, metrics)), label)
 	if was == "" || was != now {
 		t.Errorf("last success of the failing mirror: %q, then %q", was, now)

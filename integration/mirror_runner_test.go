@@ -22,6 +22,15 @@ func runner(t *testing.T, env []string, args ...string) *gittest.Cmd {
 	return gittest.Exec(t, env, "", nil, filepath.Join(binDir, "git-remote-durable"), append([]string{"--update-mirrors"}, args...)...)
 }
 
+// lastSuccess is the series of each mirror's last successful update.
+const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
+
+// series is the start of the sample of the metric name for the mirror dir
+// in the metrics of the run labelled run, up to its value.
+func series(name, run, dir string) string {
+	return name + `{runner="` + run + `",repository="` + dir + `"} `
+}
+
 // runnerLine returns the runner's log line of the repository dir.
 func runnerLine(t *testing.T, c *gittest.Cmd, dir string) string {
 	t.Helper()
@@ -73,7 +82,7 @@ func TestMirrorRunnerRepairs(t *testing.T) {
 	c := runner(t, env, "-j", "3", tree)
 	mustRun(t, c, "the runner")
 	for dir, repair := range map[string]string{
-		torn:    "removed 1 stale lock file; dropped 1 torn line of packed-refs",
+		torn:    "removed the stale lock file HEAD.lock; dropped 1 torn line of packed-refs",
 		empty:   "removed the broken ref refs/heads/main",
 		missing: "removed refs/heads/main, whose object is missing",
 		healthy: "",
@@ -112,14 +121,14 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	label := func(name, dir string) string { return name + `{repository="` + dir + `"} ` }
+	label := func(name, dir string) string { return series(name, tree, dir) }
 	lastOK := ""
 	for _, l := range strings.Split(string(first), "\n") {
-		if v, ok := strings.CutPrefix(l, label("git_durable_update_last_success_timestamp_seconds", gone)); ok {
+		if v, ok := strings.CutPrefix(l, label(lastSuccess, gone)); ok {
 			lastOK = v
 		}
 	}
-	if lastOK == "" || !strings.Contains(string(first), label("git_durable_update_success", gone)+"1\n") || !strings.Contains(string(first), "git_durable_update_failed 0\n") {
+	if lastOK == "" || !strings.Contains(string(first), label("git_durable_update_success", gone)+"1\n") || !strings.Contains(string(first), `git_durable_update_failed{runner="`+tree+`"} 0`+"\n") {
 		t.Fatalf("metrics of a run that succeeded:\n%s", first)
 	}
 	gittest.Git(t, env, gone, "config", "remote.origin.url", "durable::file://"+filepath.Join(base, "nothing.git"))
@@ -149,14 +158,16 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A skipped mirror keeps the series of its last update, and says it
+	// was skipped.
 	for _, want := range []string{label("git_durable_update_success", gone) + "0\n", label("git_durable_update_success", good) + "1\n",
-		label("git_durable_update_last_success_timestamp_seconds", gone) + lastOK + "\n", "git_durable_update_failed 1\n"} {
+		label(lastSuccess, gone) + lastOK + "\n", `git_durable_update_failed{runner="` + tree + `"} 1` + "\n",
+		label("git_durable_update_success", held) + "1\n", label("git_durable_update_skipped", held) + "1\n",
+		label("git_durable_update_skipped", good) + "0\n", `git_durable_update_skipped_mirrors{runner="` + tree + `"} 1` + "\n",
+		lineWith(string(first), label("git_durable_update_last_run_timestamp_seconds", held)) + "\n"} {
 		if !strings.Contains(string(second), want) {
 			t.Errorf("metrics lack %q:\n%s", want, second)
 		}
-	}
-	if strings.Contains(string(second), label("git_durable_update_success", held)) {
-		t.Errorf("a skipped mirror has a result:\n%s", second)
 	}
 
 	// An upstream that accepts and never answers.

@@ -1,8 +1,6 @@
 package mirror
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,121 +10,138 @@ import (
 	"time"
 )
 
-// session is what the runner reads of the helper's session lines
-// (remote.SessionStats) for one update.
-type session struct {
-	Result        string `json:"result"`
-	Objects       int    `json:"objects"`
-	Written       int    `json:"written"`
-	Repaired      int64  `json:"repaired"`
-	Checked       int    `json:"checked"`
-	HardwareFlush int64  `json:"hardware-flush"`
-}
-
-// readSessions adds up the session lines of the helper's statistics file
-// path (one per fetch of the update: git remote update fetches each
-// remote); a missing file holds none.
-func readSessions(path string) (sum session, n int) {
-	f, err := os.Open(path)
-	if err != nil {
-		return sum, 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var s session
-		if !strings.HasPrefix(sc.Text(), `{"kind":"session"`) || json.Unmarshal(sc.Bytes(), &s) != nil {
-			continue
-		}
-		n++
-		sum.Objects += s.Objects
-		sum.Written += s.Written
-		sum.Repaired += s.Repaired
-		sum.Checked += s.Checked
-		sum.HardwareFlush += s.HardwareFlush
-	}
-	return sum, n
-}
-
-// metric is one series of the metrics file.
+// metric is one series per mirror of the metrics file. keep carries the
+// last value over for a mirror the run skipped (another run held it), so
+// that its alerts neither clear nor lose their series.
 type metric struct {
 	name, help string
+	keep       bool
 	value      func(r result) (float64, bool)
 }
 
+// oneIf is 1 for true, 0 for false.
+func oneIf(b bool) float64 { return map[bool]float64{true: 1, false: 0}[b] }
+
 var metrics = []metric{
-	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", func(r result) (float64, bool) {
-		return map[bool]float64{true: 1, false: 0}[r.err == nil], !r.skipped
+	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", true, func(r result) (float64, bool) {
+		return oneIf(r.err == nil), true
 	}},
-	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", func(r result) (float64, bool) {
-		return float64(r.start.Unix()), !r.skipped
+	{"git_durable_update_durable", "1 if the last update of the mirror succeeded and wrote durably: every remote fetches through durable:: with syncing on.", true, func(r result) (float64, bool) {
+		return oneIf(r.err == nil && r.notDurable == ""), true
 	}},
-	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", func(r result) (float64, bool) {
-		return r.took.Seconds(), !r.skipped
+	{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", true, func(r result) (float64, bool) {
+		return oneIf(refused(r.err)), true
 	}},
-	{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", func(r result) (float64, bool) {
-		return map[bool]float64{true: 1, false: 0}[refused(r.err)], !r.skipped
+	{"git_durable_update_skipped", "1 if the last run skipped the mirror, which another update held; its other series are those of the update before.", false, func(r result) (float64, bool) {
+		return oneIf(r.skipped), true
 	}},
-	{"git_durable_update_objects_written", "Objects the last update wrote.", func(r result) (float64, bool) {
+	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", true, func(r result) (float64, bool) {
+		return float64(r.start.Unix()), true
+	}},
+	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", true, func(r result) (float64, bool) {
+		return r.took.Seconds(), true
+	}},
+	{"git_durable_update_objects_written", "Objects the last update wrote.", true, func(r result) (float64, bool) {
 		return float64(r.helper.Written), r.sessions > 0
 	}},
-	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", func(r result) (float64, bool) {
+	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", true, func(r result) (float64, bool) {
 		return float64(r.helper.Repaired), r.sessions > 0
 	}},
-	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", func(r result) (float64, bool) {
+	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", true, func(r result) (float64, bool) {
 		return float64(r.helper.HardwareFlush), r.sessions > 0
 	}},
 }
 
 // lastSuccess names the series that keeps, from run to run, when each
-// mirror was last updated: an alert on its age catches a mirror that
-// keeps failing.
+// mirror was last updated (0: never): an alert on its age catches a
+// mirror that keeps failing.
 const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
 
 // writeMetrics writes the metrics of a run to path in Prometheus' text
 // format (node_exporter's textfile collector reads it), through a
-// temporary file renamed into place: a reader never sees half of it. The
-// time of each mirror's last success is carried over from the file the
-// last run wrote, by its label (labelValue).
-func writeMetrics(path string, repos []target, results []result) error {
-	last := readLastSuccess(path)
-	for i, r := range results {
-		if !r.skipped && r.err == nil {
-			last[labelValue(repos[i].dir)] = float64(r.start.Unix())
-		}
-	}
+// temporary file renamed into place: a reader never sees half of it. Every
+// series carries the label runner (the run's label), so that the files of
+// several runners in one directory never hold the same series; the
+// mirrors' series carry repository too (labelValue). What the last run
+// wrote is carried over by its labels: each mirror's last success, and
+// every series of a mirror this run skipped.
+func writeMetrics(path, label string, repos []target, results []result) error {
+	prev := readMetrics(path)
+	run := "runner=" + quoteLabel(label)
 	var b strings.Builder
+	gauge := func(name, help string) { fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name) }
+	sample := func(name, labels, value string) { fmt.Fprintf(&b, "%s{%s} %s\n", name, labels, value) }
+	labels := make([]string, len(repos))
+	for i, t := range repos {
+		labels[i] = run + ",repository=" + quoteLabel(labelValue(t.dir))
+	}
 	for _, m := range metrics {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", m.name, m.help, m.name)
-		for i, t := range repos {
-			if v, ok := m.value(results[i]); ok {
-				fmt.Fprintf(&b, "%s{repository=%s} %s\n", m.name, quoteLabel(labelValue(t.dir)), strconv.FormatFloat(v, 'f', -1, 64))
+		gauge(m.name, m.help)
+		for i, r := range results {
+			if r.skipped && m.keep {
+				if v, ok := prev[m.name][labels[i]]; ok {
+					sample(m.name, labels[i], v)
+				}
+			} else if v, ok := m.value(r); ok {
+				sample(m.name, labels[i], number(v))
 			}
 		}
 	}
-	fmt.Fprintf(&b, "# HELP %s When the mirror was last updated without error.\n# TYPE %s gauge\n", lastSuccess, lastSuccess)
-	dirs := make([]string, 0, len(last))
-	for dir := range last {
-		dirs = append(dirs, dir)
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
-		fmt.Fprintf(&b, "%s{repository=%s} %s\n", lastSuccess, quoteLabel(dir), strconv.FormatFloat(last[dir], 'f', -1, 64))
-	}
-	failed := 0
-	for _, r := range results {
-		if r.err != nil {
-			failed++
+	last := map[string]string{}
+	for l, v := range prev[lastSuccess] {
+		if strings.HasPrefix(l, run+",") {
+			last[l] = v
 		}
 	}
-	fmt.Fprintf(&b, "# HELP git_durable_update_failed Mirrors whose last update failed.\n# TYPE git_durable_update_failed gauge\ngit_durable_update_failed %d\n", failed)
-	fmt.Fprintf(&b, "# HELP git_durable_run_timestamp_seconds When the runner last finished.\n# TYPE git_durable_run_timestamp_seconds gauge\ngit_durable_run_timestamp_seconds %d\n", time.Now().Unix())
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	failed, skipped := 0, 0
+	for i, r := range results {
+		switch {
+		case r.skipped:
+			skipped++
+		case r.err != nil:
+			failed++
+		default:
+			last[labels[i]] = number(float64(r.start.Unix()))
+		}
+		if _, ok := last[labels[i]]; !ok {
+			last[labels[i]] = "0"
+		}
+	}
+	gauge(lastSuccess, "When the mirror was last updated without error; 0 if it never was.")
+	for _, l := range sortedKeys(last) {
+		sample(lastSuccess, l, last[l])
+	}
+	gauge("git_durable_update_failed", "Mirrors whose last update failed.")
+	sample("git_durable_update_failed", run, strconv.Itoa(failed))
+	gauge("git_durable_update_skipped_mirrors", "Mirrors the last run skipped: another update held them.")
+	sample("git_durable_update_skipped_mirrors", run, strconv.Itoa(skipped))
+	gauge("git_durable_run_timestamp_seconds", "When the runner last finished.")
+	sample("git_durable_run_timestamp_seconds", run, strconv.FormatInt(time.Now().Unix(), 10))
+	return writeFile(path, b.String())
+}
+
+// number is v as the text format writes it.
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// sortedKeys are the keys of m in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeFile replaces path with content through a temporary file in its
+// directory whose name does not end in .prom (node_exporter reads only
+// those), renamed into place.
+func writeFile(path, content string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.WriteString(b.String())
+	_, err = tmp.WriteString(content)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -142,30 +157,27 @@ func writeMetrics(path string, repos []target, results []result) error {
 	return err
 }
 
-// readLastSuccess reads the lastSuccess series of the metrics file path,
-// by label value.
-func readLastSuccess(path string) map[string]float64 {
-	last := map[string]float64{}
+// readMetrics reads the samples of the metrics file path as this package
+// writes them: by name, then by the text of their labels, the text of
+// their value.
+func readMetrics(path string) map[string]map[string]string {
+	out := map[string]map[string]string{}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return last
+		return out
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(l, lastSuccess+"{repository=")
-		if !ok {
-			continue
-		}
+		name, rest, ok := strings.Cut(l, "{")
 		i := strings.LastIndex(rest, "} ")
-		if i < 0 {
+		if !ok || strings.HasPrefix(l, "#") || i < 0 {
 			continue
 		}
-		dir, err := strconv.Unquote(rest[:i])
-		v, verr := strconv.ParseFloat(rest[i+2:], 64)
-		if err == nil && verr == nil {
-			last[dir] = v
+		if out[name] == nil {
+			out[name] = map[string]string{}
 		}
+		out[name][rest[:i]] = rest[i+2:]
 	}
-	return last
+	return out
 }
 
 // quoteLabel quotes a label value as Prometheus' text format does: a

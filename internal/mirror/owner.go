@@ -25,8 +25,31 @@ import (
 func gitIn(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	top := workTop(dir)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", top}, args...)...)
-	cmd.Env = append(proc.WithoutRepoEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(top))
+	cmd.Env = append(proc.WithoutRepoEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(top), "PATH="+helperPATH())
 	return cmd
+}
+
+// helperPATH is PATH with the runner's own directory at its end: git
+// finds the helper for durable:: in its exec-path, then on PATH, and
+// cron's PATH (/usr/bin:/bin) holds neither a no-root install's bin nor
+// the directory make dist's binaries were unpacked in; the runner's
+// directory holds the helper, which is the runner itself.
+func helperPATH() string {
+	path := os.Getenv("PATH")
+	self, err := os.Executable()
+	if err != nil {
+		return path
+	}
+	dir := filepath.Dir(self)
+	for _, d := range filepath.SplitList(path) {
+		if d == dir {
+			return path
+		}
+	}
+	if path == "" {
+		return dir
+	}
+	return path + string(filepath.ListSeparator) + dir
 }
 
 // workTop is the directory git is run in for the git directory dir: the

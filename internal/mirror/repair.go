@@ -16,25 +16,23 @@ import (
 	"github.com/git-durable/git-durable/batch"
 )
 
-// staleAge is how old a lock file must be to count as stale where the
-// system does not say when it booted.
-const staleAge = 24 * time.Hour
-
 // repair puts right, in the git directory dir, what a crash during an
 // earlier update can leave there and git fails on before it starts the
-// helper — a lock file from before the boot (git: "Unable to create …
-// .lock: File exists"), an empty or garbled loose ref ("bad object"), a
+// helper — a lock file no process holds any more (git: "Unable to create
+// … .lock: File exists"), an empty or garbled loose ref ("bad object"), a
 // torn packed-refs ("unterminated line in packed-refs"), a ref whose
-// object is gone — and says what it did, one phrase each. booted is when
-// the running boot began (the zero time where unknown).
-func repair(ctx context.Context, dir string, booted time.Time) ([]string, error) {
+// object is gone — and says what it did, one phrase each. A lock file
+// last written before cutoff is one no process holds: from before the
+// boot, or older than an update may last (the runner holds the
+// repository, so no update of its own runs there).
+func repair(ctx context.Context, dir string, cutoff time.Time) ([]string, error) {
 	var did []string
-	n, err := removeStaleLocks(dir, booted)
+	locks, err := removeStaleLocks(dir, cutoff)
 	if err != nil {
 		return did, err
 	}
-	if n > 0 {
-		did = append(did, fmt.Sprintf("removed %d stale lock %s", n, plural(n, "file", "files")))
+	if len(locks) > 0 {
+		did = append(did, "removed the stale lock "+plural(len(locks), "file", "files")+" "+strings.Join(locks, ", "))
 	}
 	dropped, err := repairPackedRefs(dir)
 	if err != nil {
@@ -61,15 +59,10 @@ func repair(ctx context.Context, dir string, booted time.Time) ([]string, error)
 
 // removeStaleLocks removes git's lock files in dir (HEAD.lock,
 // config.lock, packed-refs.lock, shallow.lock, index.lock) and under refs
-// that were last written before the running boot began: no process holds
-// them any more. Where the boot time is unknown, those older than
-// staleAge.
-func removeStaleLocks(dir string, booted time.Time) (int, error) {
-	cutoff := booted
-	if cutoff.IsZero() {
-		cutoff = time.Now().Add(-staleAge)
-	}
-	n := 0
+// that were last written before cutoff, and returns their names (relative
+// to dir).
+func removeStaleLocks(dir string, cutoff time.Time) ([]string, error) {
+	var removed []string
 	remove := func(p string, d fs.DirEntry) error {
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".lock") {
 			return nil
@@ -81,16 +74,17 @@ func removeStaleLocks(dir string, booted time.Time) (int, error) {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		n++
+		name, _ := filepath.Rel(dir, p)
+		removed = append(removed, quotePath(filepath.ToSlash(name)))
 		return nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for _, e := range entries {
 		if err := remove(filepath.Join(dir, e.Name()), e); err != nil {
-			return n, err
+			return removed, err
 		}
 	}
 	err = filepath.WalkDir(filepath.Join(dir, "refs"), func(p string, d fs.DirEntry, err error) error {
@@ -99,7 +93,7 @@ func removeStaleLocks(dir string, booted time.Time) (int, error) {
 		}
 		return remove(p, d)
 	})
-	return n, err
+	return removed, err
 }
 
 // validID reports whether s is an object id in hex (SHA-1 or SHA-256).

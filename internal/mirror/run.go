@@ -23,24 +23,36 @@ const Flag = "--update-mirrors"
 const lockName = "durable-update.flock"
 
 // usage is what -h prints after "usage: ".
-const usage = `git-remote-durable --update-mirrors [-j <n>] [--timeout <duration>] <dir>...
+const usage = `git-remote-durable --update-mirrors [<options>] <dir>...
 
 Updates every repository at and under each <dir> with git remote update
 --prune, first putting right what a crash left that git fails on (stale
 lock files, broken refs, a torn packed-refs). One line per repository on
-stdout; exit 1 if any failed.
+stdout: "ok" where the update wrote durably (every remote fetches through
+durable:: with syncing on), "warning" where it updated without, "failed",
+or "skipped" (another update holds it). A repository git would refuse for
+its owner (safe.directory) is not touched. Exit 1 if any failed.
 
   -j <n>                 repositories updated at once (default 2)
-  --timeout <duration>   time limit of one update (default 1h)
+  --timeout <duration>   time limit of one update (default 1h); git's lock
+                         files older than that are removed before it
+  --require-durable      fail an update that did not write durably
   --metrics <file>       write the run's metrics there, in Prometheus' text
-                         format (for node_exporter's textfile collector)`
+                         format (for node_exporter's textfile collector)
+  --metrics-label <text> the runner label of the run's series (default: the
+                         <dir>s), one per runner writing in one directory`
 
 // options are the runner's settings.
 type options struct {
 	jobs    int
 	timeout time.Duration
 	metrics string
-	roots   []string
+	// label names the run in the metrics (its roots by default), so that
+	// the files of several runners in one directory never collide.
+	label string
+	// requireDurable fails an update that did not write durably.
+	requireDurable bool
+	roots          []string
 }
 
 // parse reads the runner's arguments; a mistake is said on stderr before
@@ -52,6 +64,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.jobs, "j", 2, "")
 	fs.DurationVar(&o.timeout, "timeout", time.Hour, "")
 	fs.StringVar(&o.metrics, "metrics", "", "")
+	fs.StringVar(&o.label, "metrics-label", "", "")
+	fs.BoolVar(&o.requireDurable, "require-durable", false, "")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "error: %v\n", err)
@@ -59,6 +73,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, &cli.UsageError{Usage: usage}
 	}
 	o.roots = fs.Args()
+	if o.label == "" {
+		o.label = strings.Join(o.roots, " ")
+	}
 	switch {
 	case len(o.roots) == 0:
 		fmt.Fprintln(stderr, "error: name the directories of the mirrors")
@@ -94,7 +111,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	for range min(o.jobs, len(repos)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = update(ctx, repos[i], o.timeout, booted)
+				results[i] = o.update(ctx, repos[i], booted)
 				out.Lock()
 				fmt.Fprintln(env.Stdout, results[i].line(repos[i].dir))
 				out.Unlock()
@@ -113,7 +130,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		return ctx.Err()
 	}
 	if o.metrics != "" {
-		if err := writeMetrics(o.metrics, repos, results); err != nil {
+		if err := writeMetrics(o.metrics, o.label, repos, results); err != nil {
 			fmt.Fprintf(env.Stderr, "error: cannot write the metrics: %v\n", err)
 			return &cli.ExitError{Code: 1}
 		}

@@ -20,30 +20,51 @@ type result struct {
 	skipped  bool
 	repaired []string
 	err      error
+	// notDurable says why the update, though it succeeded, did not write
+	// durably ("" where it did); notes are what else its line says (the
+	// helper's reading of the settings, a statistics file it could not
+	// write).
+	notDurable string
+	notes      []string
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
 	helper   session
 	sessions int
 }
 
-// line is the log line of r for the repository dir.
+// line is the log line of r for the repository dir: "ok" only for an
+// update that wrote durably.
 func (r result) line(dir string) string {
 	head := r.start.UTC().Format(time.RFC3339) + " " + quotePath(dir)
+	var notes []string
+	if len(r.repaired) > 0 {
+		notes = append(notes, "repaired: "+strings.Join(r.repaired, "; "))
+	}
+	notes = append(notes, r.notes...)
+	tail := ""
+	if len(notes) > 0 {
+		tail = " (" + mask.Printable(mask.OneLine(strings.Join(notes, "; "))) + ")"
+	}
 	switch {
 	case r.skipped:
 		return head + " skipped: another update of it runs"
 	case r.err != nil:
-		return fmt.Sprintf("%s failed %.1fs: %s", head, r.took.Seconds(), mask.Printable(mask.OneLine(r.err.Error())))
-	case len(r.repaired) > 0:
-		return fmt.Sprintf("%s ok %.1fs (repaired: %s)", head, r.took.Seconds(), strings.Join(r.repaired, "; "))
+		return fmt.Sprintf("%s failed %.1fs: %s%s", head, r.took.Seconds(), mask.Printable(mask.OneLine(r.err.Error())), tail)
+	case r.notDurable != "":
+		return fmt.Sprintf("%s warning %.1fs: updated, not durable: %s%s", head, r.took.Seconds(), r.notDurable, tail)
 	}
-	return fmt.Sprintf("%s ok %.1fs", head, r.took.Seconds())
+	return fmt.Sprintf("%s ok %.1fs%s", head, r.took.Seconds(), tail)
 }
+
+// statsName, in each git directory, is where the helper's session lines of
+// the update running there go, under the repository's lock: what a killed
+// runner's git wrote there is read and passed on by the next update.
+const statsName = "durable-update.stats"
 
 // update repairs and updates the repository t, under its lock, once git
 // takes it as the runner's user's (checkOwner); a repository refused
 // (find, checkOwner, openLock) is left untouched.
-func update(ctx context.Context, t target, timeout time.Duration, booted time.Time) (r result) {
+func (o *options) update(ctx context.Context, t target, booted time.Time) (r result) {
 	r.start = time.Now()
 	defer func() { r.took = time.Since(r.start) }()
 	dir := t.dir
@@ -64,33 +85,55 @@ func update(ctx context.Context, t target, timeout time.Duration, booted time.Ti
 		r.skipped, r.err = held, err
 		return r
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	if r.repaired, r.err = repair(ctx, dir, booted); r.err != nil {
+	stats := filepath.Join(dir, statsName)
+	if note := keepStats(stats); note != "" {
+		r.notes = append(r.notes, note) // a killed runner's
+	}
+	if r.repaired, r.err = repair(ctx, dir, stale(booted, o.timeout)); r.err != nil {
 		return r
 	}
-	stats, err := os.CreateTemp("", "git-durable-update-")
+	remotes, err := remotesOf(ctx, dir)
 	if err != nil {
 		r.err = err
 		return r
 	}
-	stats.Close()
-	defer os.Remove(stats.Name())
+	defer func() {
+		r.helper, r.sessions = readSessions(stats)
+		if note := keepStats(stats); note != "" {
+			r.notes = append(r.notes, note)
+		}
+		if r.helper.Settings != "" {
+			r.notes = append(r.notes, "settings: "+r.helper.Settings)
+		}
+		if r.err == nil {
+			r.notDurable = notDurable(remotes, r.helper)
+		}
+		if r.notDurable != "" && o.requireDurable {
+			r.err, r.notDurable = errors.New("not durable: "+r.notDurable), ""
+		}
+	}()
+	r.err = o.fetch(ctx, dir, f, stats)
+	return r
+}
+
+// fetch runs git remote update --prune in the repository dir, which it
+// holds by lock, with the helper's session lines going to stats, and
+// returns why it failed: the time limit, or the cause git names.
+func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats string) error {
 	cmd := gitIn(ctx, dir, "remote", "update", "--prune")
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats.Name())
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats)
 	// The lock goes with git: a runner killed before its git ends leaves
 	// the repository locked until git ends too.
-	cmd.ExtraFiles = []*os.File{f}
-	defer func() {
-		r.helper, r.sessions = readSessions(stats.Name())
-		keepStats(stats.Name(), os.Getenv("GIT_REMOTE_DURABLE_STATS"))
-	}()
+	cmd.ExtraFiles = []*os.File{lock}
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return stop(cmd.Process) }
 	cmd.WaitDelay = 10 * time.Second
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	if err = cmd.Start(); err == nil {
+	err := cmd.Start()
+	if err == nil {
 		err = cmd.Wait()
 		if ctx.Err() != nil {
 			kill(cmd.Process) // what did not stop when asked
@@ -98,28 +141,89 @@ func update(ctx context.Context, t target, timeout time.Duration, booted time.Ti
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.err = fmt.Errorf("timed out after %s", timeout)
+		return fmt.Errorf("timed out after %s", o.timeout)
 	case err != nil:
-		r.err = errors.New(lastLine(errb.String(), err))
+		return errors.New(cause(errb.String(), err))
 	}
-	return r
+	return nil
 }
 
-// keepStats appends the helper's lines of an update, in the file from,
-// to the statistics file the runner was given (GIT_REMOTE_DURABLE_STATS,
-// an absolute path), if any.
-func keepStats(from, to string) {
-	if to == "" || !filepath.IsAbs(to) {
-		return
+// stale is the time before which git's lock files in a repository the
+// runner holds are left over: those from before the boot, and those older
+// than an update may last.
+func stale(booted time.Time, timeout time.Duration) time.Time {
+	return later(booted, time.Now().Add(-timeout))
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
 	}
-	b, err := os.ReadFile(from)
+	return b
+}
+
+// cause is the line of git's stderr that names why it failed: its first
+// "fatal:" line, else its first "error:" line that is more than git
+// remote update's "could not fetch <remote>", else its last line, else
+// err.
+func cause(stderr string, err error) string {
+	var firstErr string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "fatal: ") {
+			return l
+		}
+		if firstErr == "" && strings.HasPrefix(l, "error: ") && !strings.HasPrefix(l, "error: could not fetch ") {
+			firstErr = l
+		}
+	}
+	if firstErr != "" {
+		return firstErr
+	}
+	return lastLine(stderr, err)
+}
+
+// keepStats passes the helper's lines in the file path, left by an
+// update, on to the statistics file the runner was given
+// (GIT_REMOTE_DURABLE_STATS, an absolute path), if any — but the session
+// lines of fetches that found nothing to do and repaired nothing, so that
+// a mirror's log grows with its news, not with the runs — and removes it.
+// It returns what stood in the way of writing them, "" if nothing did.
+func keepStats(path string) string {
+	b, err := os.ReadFile(path)
 	if err != nil || len(b) == 0 {
-		return
+		os.Remove(path)
+		return ""
 	}
-	f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	to := os.Getenv("GIT_REMOTE_DURABLE_STATS")
+	var keep []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if len(l) > 0 && !quiet(l) {
+			keep = append(keep, l...)
+		}
+	}
+	var note string
+	if to != "" && len(keep) > 0 {
+		if !filepath.IsAbs(to) {
+			note = "statistics not written: GIT_REMOTE_DURABLE_STATS is not an absolute path"
+		} else if err := appendTo(to, keep); err != nil {
+			note = "statistics not written: " + err.Error()
+		}
+	}
+	os.Remove(path)
+	return note
+}
+
+// appendTo appends b to the file path, created where missing.
+func appendTo(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
-		return
+		return err
 	}
-	defer f.Close()
-	f.Write(b)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -1,0 +1,176 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestMirrorRunnerDurable: "ok" means durable. A tree adopted as it was —
+// a plain mirror, one with no remote, one whose core.fsync turns syncing
+// off — beside a mirror through durable::: only that one is "ok"; each of
+// the others is updated but gets a warning line naming why it is not
+// durable, and git_durable_update_durable 0. With --require-durable they
+// fail, exit 1. A mirror that never succeeded has a last success of 0.
+func TestMirrorRunnerDurable(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	durable, plain, none, unsynced, gone := filepath.Join(tree, "durable.git"), filepath.Join(tree, "plain.git"),
+		filepath.Join(tree, "none.git"), filepath.Join(tree, "unsynced.git"), filepath.Join(tree, "gone.git")
+	for _, dir := range []string{durable, unsynced, gone} {
+		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, dir)
+	}
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, plain)
+	gittest.Git(t, env, base, "init", "-q", "--bare", none)
+	gittest.Git(t, env, unsynced, "config", "core.fsync", "none")
+	gittest.Git(t, env, gone, "config", "remote.origin.url", "durable::file://"+filepath.Join(base, "nothing.git"))
+	advance(t, env, up, 1, "d1")
+	metrics := filepath.Join(base, "m.prom")
+	c := runner(t, env, "--metrics", metrics, tree)
+	want := map[string]string{
+		durable:  " ok ",
+		plain:    " warning ",
+		none:     " warning ",
+		unsynced: " warning ",
+		gone:     " failed ",
+	}
+	why := map[string]string{
+		plain:    "updated, not durable: remote 'origin' fetches without durable:: (--convert converts it)",
+		none:     "updated, not durable: no remote to fetch from",
+		unsynced: "updated, not durable: objects are written without a flush (none)",
+	}
+	m := string(readFile(t, metrics))
+	for dir, status := range want {
+		l := runnerLine(t, c, dir)
+		if !strings.Contains(l, status) || !strings.Contains(l, why[dir]) {
+			t.Errorf("%s: %q, want %q and %q", filepath.Base(dir), l, status, why[dir])
+		}
+		d := "0"
+		if dir == durable {
+			d = "1"
+		}
+		if !strings.Contains(m, series("git_durable_update_durable", tree, dir)+d+"\n") {
+			t.Errorf("%s: no durable %s in\n%s", filepath.Base(dir), d, m)
+		}
+	}
+	if !strings.Contains(m, series(lastSuccess, tree, gone)+"0\n") {
+		t.Errorf("a mirror that never succeeded has no last success of 0:\n%s", m)
+	}
+	if a, b := refs(t, env, plain), refs(t, env, up); a != b {
+		t.Errorf("the plain mirror was not updated:\n%s", a)
+	}
+	c = runner(t, env, "--require-durable", tree)
+	if c.Code != 1 || !strings.Contains(string(c.Stderr), "error: 4 of 5 repositories failed to update") {
+		t.Errorf("--require-durable: exit %d\n%s", c.Code, c.Stderr)
+	}
+	for dir, w := range why {
+		if l := runnerLine(t, c, dir); !strings.Contains(l, " failed ") || !strings.Contains(l, strings.TrimPrefix(w, "updated, ")) {
+			t.Errorf("--require-durable, %s: %q", filepath.Base(dir), l)
+		}
+	}
+}
+
+// TestMirrorRunnerTwoFiles: two runners, each on its own tree, write their
+// metrics files into one textfile directory; node_exporter reads both
+// without an error (their aggregate series are told apart by the runner
+// label, the --metrics-label or the roots), and promtool reads each.
+func TestMirrorRunnerTwoFiles(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	dir := filepath.Join(base, "textfile")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, filepath.Join(base, name, "m.git"))
+	}
+	mustRun(t, runner(t, env, "--metrics", filepath.Join(dir, "a.prom"), filepath.Join(base, "a")), "runner a")
+	mustRun(t, runner(t, env, "--metrics", filepath.Join(dir, "b.prom"), "--metrics-label", "second", filepath.Join(base, "b")), "runner b")
+	for _, f := range []string{"a.prom", "b.prom"} {
+		promtoolCheck(t, string(readFile(t, filepath.Join(dir, f))))
+	}
+	s := scrapeClean(t, dir)
+	for _, want := range []string{`git_durable_update_failed{runner="` + filepath.Join(base, "a") + `"} 0`, `git_durable_update_failed{runner="second"} 0`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the scrape lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestMirrorRunnerRefLock: a ref lock git left in this boot (a git killed
+// mid-update) fails every later update of plain git. The runner, which
+// holds the repository, removes one older than its --timeout and says
+// which; a younger one fails the update with git's line that names the
+// file, not git's last line.
+func TestMirrorRunnerRefLock(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	mirror := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, mirror)
+	advance(t, env, up, 1, "r1")
+	lock := filepath.Join(mirror, "refs", "heads", "main.lock")
+	gittest.WriteFile(t, filepath.Dir(lock), "main.lock", "")
+	c := runner(t, env, "--timeout", "1h", tree)
+	if l := runnerLine(t, c, mirror); c.Code != 1 || !strings.Contains(l, "failed") || !strings.Contains(l, "cannot lock ref 'refs/heads/main'") || !strings.Contains(l, "refs/heads/main.lock': File exists") {
+		t.Errorf("a fresh lock: exit %d, %q", c.Code, l)
+	}
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	c = runner(t, env, "--timeout", "5s", tree)
+	if l := runnerLine(t, c, mirror); c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "removed the stale lock file refs/heads/main.lock") {
+		t.Errorf("a lock older than --timeout: exit %d, %q", c.Code, l)
+	}
+	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {
+		t.Errorf("refs\n%s\nupstream\n%s", a, b)
+	}
+}
+
+// TestMirrorRunnerNotes: what a direct fetch would print beside its
+// result reaches the runner's line: the helper's reading of a setting it
+// had to guess at (a typo in core.fsyncMethod), and a statistics file the
+// runner could not write. A run that fetched nothing writes no line to
+// the statistics file; one that fetched does.
+func TestMirrorRunnerNotes(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	mirror := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, mirror)
+	gittest.Git(t, env, mirror, "config", "core.fsyncMethod", "bathc")
+	advance(t, env, up, 1, "n1")
+	bad := filepath.Join(base, "no-such-dir", "stats")
+	c := runner(t, append(env, "GIT_REMOTE_DURABLE_STATS="+bad), tree)
+	l := runnerLine(t, c, mirror)
+	for _, want := range []string{" ok ", "settings: ", "bathc", "statistics not written: open " + bad} {
+		if !strings.Contains(l, want) {
+			t.Errorf("no %q in %q", want, l)
+		}
+	}
+	stats := filepath.Join(base, "stats")
+	mustRun(t, runner(t, append(env, "GIT_REMOTE_DURABLE_STATS="+stats), tree), "a run with nothing to fetch")
+	if b, err := os.ReadFile(stats); err == nil {
+		t.Errorf("a run with nothing to fetch wrote statistics:\n%s", b)
+	}
+	advance(t, env, up, 1, "n2")
+	mustRun(t, runner(t, append(env, "GIT_REMOTE_DURABLE_STATS="+stats), tree), "a run that fetches")
+	if b := string(readFile(t, stats)); !strings.Contains(b, `"kind":"session"`) || !strings.Contains(b, `"result":"fetched"`) {
+		t.Errorf("statistics of a fetch:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(mirror, "durable-update.stats")); err == nil {
+		t.Errorf("the update's statistics were left in the repository")
+	}
+}
