@@ -3,9 +3,13 @@
 package integration
 
 import (
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,4 +177,110 @@ func TestMirrorRunnerNotes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mirror, "durable-update.stats")); err == nil {
 		t.Errorf("the update's statistics were left in the repository")
 	}
+}
+
+// TestMirrorRunnerKilled: the runner killed with SIGKILL (the OOM killer)
+// in the middle of an update leaves its git running — and the lock, which
+// git inherited, held: the next run skips the repository instead of
+// fetching beside it. Once that git is gone, the next run updates it, and
+// passes on the session lines the orphan left in the repository.
+func TestMirrorRunnerKilled(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	ln, accepted := stallingListener(t)
+	tree := filepath.Join(base, "tree")
+	mirror := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, mirror)
+	gittest.Git(t, env, mirror, "config", "remote.origin.url", "durable::git://"+ln.Addr().String()+"/m.git")
+	first := exec.Command(filepath.Join(binDir, "git-remote-durable"), "--update-mirrors", "--timeout", "1m", tree)
+	first.Env = env
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); accepted.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			first.Wait()
+			t.Fatal("the update never reached the upstream")
+		}
+	}
+	first.Process.Kill()
+	first.Wait()
+	orphans := func() []byte {
+		out, _ := exec.Command("pgrep", "-f", ln.Addr().String()).Output()
+		return out
+	}
+	defer func() { // stopped by their process ids
+		for _, pid := range strings.Fields(string(orphans())) {
+			exec.Command("kill", "-9", pid).Run()
+		}
+	}()
+	if len(orphans()) == 0 {
+		t.Fatal("no git left running after the runner was killed")
+	}
+	c := runner(t, env, "--timeout", "3s", tree)
+	if l := runnerLine(t, c, mirror); !strings.HasSuffix(l, " skipped: another update of it runs") {
+		t.Errorf("beside the killed runner's git: %q", l)
+	}
+	for _, pid := range strings.Fields(string(orphans())) {
+		exec.Command("kill", "-TERM", pid).Run()
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(orphans()) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the orphans did not stop: %s", orphans())
+		}
+	}
+	left := filepath.Join(mirror, "durable-update.stats")
+	if b, err := os.ReadFile(left); err != nil || !strings.Contains(string(b), `"kind":"session"`) {
+		t.Errorf("the orphan's session line: %v %q", err, b)
+	}
+	gittest.Git(t, env, mirror, "config", "remote.origin.url", "durable::file://"+up)
+	advance(t, env, up, 1, "k1")
+	stats := filepath.Join(base, "stats")
+	mustRun(t, runner(t, append(env, "GIT_REMOTE_DURABLE_STATS="+stats), tree), "the run after")
+	if b := string(readFile(t, stats)); !strings.Contains(b, ln.Addr().String()) || !strings.Contains(b, `"result":"fetched"`) {
+		t.Errorf("the statistics lack the orphan's session or the update's:\n%s", b)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Errorf("%s left", left)
+	}
+	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {
+		t.Errorf("refs\n%s\nupstream\n%s", a, b)
+	}
+}
+
+// stallingListener accepts connections on 127.0.0.1 and never answers:
+// an upstream that hangs. It counts the connections; it closes with the
+// test.
+func stallingListener(t *testing.T) (net.Listener, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int32
+	var held []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	return ln, &n
 }

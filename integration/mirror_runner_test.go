@@ -189,9 +189,14 @@ func TestMirrorRunnerFailures(t *testing.T) {
 	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, stalled)
 	gittest.Git(t, env, stalled, "config", "remote.origin.url", "durable::git://"+ln.Addr().String()+"/m.git")
 	start := time.Now()
-	c = runner(t, env, "--timeout", "2s", filepath.Dir(stalled))
+	stats := filepath.Join(base, "stats")
+	c = runner(t, append(env, "GIT_REMOTE_DURABLE_STATS="+stats), "--timeout", "2s", filepath.Dir(stalled))
 	if l := runnerLine(t, c, stalled); c.Code != 1 || !strings.Contains(l, "timed out after 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("exit %d after %v: %q", c.Code, time.Since(start), l)
+	}
+	// The helper, stopped, still leaves the line of its session.
+	if b, _ := os.ReadFile(stats); !strings.Contains(string(b), `"kind":"session"`) || !strings.Contains(string(b), `"result":"failed"`) {
+		t.Errorf("no session line of the update that timed out:\n%s", b)
 	}
 	time.Sleep(500 * time.Millisecond)
 	// The helper's arguments name the upstream: git fetch under git remote
