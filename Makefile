@@ -105,9 +105,16 @@ bench: build
 # version, each with the man pages, README, CHANGELOG and LICENSE in an
 # archive of its own, and SHA256SUMS beside them. A Debian 12 host (Go
 # 1.19) needs no Go to install them.
+# The archives are named after git describe (a tag only where the commit
+# is tagged, "-dirty" for uncommitted changes), else the release of
+# internal/cli/version.go where there is no git; two runs on one commit
+# give the same bytes (the commit's time on every file, no owners, sorted,
+# gzip without a name or time).
 DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 DIST         ?= dist
-DIST_VERSION := $(shell sed -n 's/^const Release = "\(.*\)"/v\1/p' internal/cli/version.go)
+RELEASE      := $(shell sed -n 's/^const Release = "\(.*\)"/v\1/p' internal/cli/version.go)
+DIST_VERSION := $(or $(shell git describe --tags --always --dirty 2>/dev/null),$(RELEASE))
+DIST_EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
 dist:
 	@rm -rf $(DIST) && mkdir -p $(DIST)
 	@for t in $(DIST_TARGETS); do \
@@ -116,12 +123,14 @@ dist:
 		echo "dist: $$name"; mkdir -p $$dir; \
 		for c in git-unpack-durable git-remote-durable; do \
 			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
-				-ldflags "-s -w -X github.com/git-durable/git-durable/internal/cli.version=$(or $(VERSION),$(DIST_VERSION))" \
+				-ldflags "-s -w -X github.com/git-durable/git-durable/internal/cli.version=$(or $(VERSION),$(RELEASE))" \
 				-o $$dir/$$c$$ext ./cmd/$$c || exit 1; \
 		done; \
 		cp $(MANS) README.md CHANGELOG.md LICENSE $$dir/; \
-		if [ $$os = windows ]; then (cd $(DIST) && zip -qr $$name.zip $$name); \
-		else tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; fi; \
+		chmod 0644 $$dir/*.1 $$dir/*.md $$dir/LICENSE; \
+		touch -h -d @$(DIST_EPOCH) $$dir $$dir/*; \
+		if [ $$os = windows ]; then (cd $(DIST) && TZ=UTC zip -qrX $$name.zip $$name); \
+		else tar -C $(DIST) --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(DIST_EPOCH) -cf - $$name | gzip -9n >$(DIST)/$$name.tar.gz; fi; \
 		rm -rf $$dir; \
 	done
 	@cd $(DIST) && sha256sum git-durable-* > SHA256SUMS && cat SHA256SUMS

@@ -96,3 +96,53 @@ func envValue(env []string, key string) string {
 	}
 	return key + "="
 }
+
+// TestCronRunnerNoLinks: make install without root and without the links
+// in git's exec-path (PREFIX=~/.local GITEXECDIR=, as the README gives
+// it): the README's cron line updates the mirror under cron's PATH, which
+// holds no helper — the runner hands the git it starts its own directory.
+func TestCronRunnerNoLinks(t *testing.T) {
+	for _, tool := range []string{"make", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	prefix := filepath.Join(work, "local")
+	c := exec.Command("make", "-s", "-C", root, "install", "PREFIX="+prefix, "GITEXECDIR=", "BIN="+filepath.Join(work, "build"))
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	cronUpdates(t, filepath.Join(prefix, "bin"))
+}
+
+// cronUpdates runs the README's crontab line with the runner of bin (a
+// directory holding both binaries) as cron runs it — /bin/sh -c, with
+// only cron's PATH, HOME, LOGNAME and SHELL — on a tree with a mirror
+// through durable::, and fails the test unless it updates the mirror and
+// says "ok".
+func cronUpdates(t *testing.T, bin string) {
+	t.Helper()
+	env := gittest.Env(t) // the machine's git only: no built binary on PATH
+	work := t.TempDir()
+	up := newUpstream(t, env, work, "up.git")
+	mirror := filepath.Join(work, "srv", "git", "project.git")
+	clone := append(append([]string{}, env...), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	gittest.Git(t, clone, work, "clone", "-q", "--mirror", "durable::file://"+up, mirror)
+	advance(t, env, up, 1, "")
+	job := filepath.Join(bin, "git-remote-durable") + " --update-mirrors -j 4 " + filepath.Dir(mirror) + " >>$HOME/git-durable.log 2>&1"
+	home := strings.TrimPrefix(envValue(env, "HOME"), "HOME=")
+	c := exec.Command("env", "-i", "PATH="+cronPATH, "HOME="+home, "LOGNAME=root", "SHELL=/bin/sh", "GIT_CONFIG_NOSYSTEM=1", "/bin/sh", "-c", job)
+	out, err := c.CombinedOutput()
+	log, _ := os.ReadFile(filepath.Join(home, "git-durable.log"))
+	if err != nil || !strings.Contains(string(log), mirror+" ok ") {
+		t.Fatalf("the cron job: %v %s\n%s", err, out, log)
+	}
+	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {
+		t.Errorf("after the cron job:\n%s\nupstream:\n%s", a, b)
+	}
+}

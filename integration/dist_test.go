@@ -15,18 +15,34 @@ import (
 // TestMakeDist: make dist builds, for a target, an archive of static
 // binaries that say the release with --version, with the man pages,
 // README, CHANGELOG and LICENSE, and a SHA256SUMS that sha256sum checks.
+// The archive is named after git describe of the checkout (a release tag
+// only where the commit has one), and a second run gives the same bytes.
+// The README's cron line runs the unpacked runner under cron's PATH,
+// which holds neither binary: it finds its helper beside itself.
 func TestMakeDist(t *testing.T) {
 	for _, tool := range []string{"make", "tar", "sha256sum"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: %v", tool, err)
 		}
 	}
-	dist := t.TempDir()
-	cmd := exec.Command("make", "-s", "-C", "..", "dist", "DIST_TARGETS=linux/"+goarch(t), "DIST="+dist)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make dist: %v\n%s", err, out)
+	makeDist := func() string {
+		dir := t.TempDir()
+		cmd := exec.Command("make", "-s", "-C", "..", "dist", "DIST_TARGETS=linux/"+goarch(t), "DIST="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make dist: %v\n%s", err, out)
+		}
+		return dir
 	}
-	name := "git-durable-v" + cli.Release + "-linux-" + goarch(t)
+	first, second := makeDist(), makeDist()
+	if a, b := string(readFile(t, filepath.Join(first, "SHA256SUMS"))), string(readFile(t, filepath.Join(second, "SHA256SUMS"))); a != b {
+		t.Errorf("two runs of make dist differ:\n%s\n%s", a, b)
+	}
+	describe, err := exec.Command("git", "-C", "..", "describe", "--tags", "--always", "--dirty").Output()
+	if err != nil {
+		t.Skip("the checkout has no git history to name the archive after: ", err)
+	}
+	name := "git-durable-" + strings.TrimSpace(string(describe)) + "-linux-" + goarch(t)
+	dist := first
 	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
 	check.Dir = dist
 	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), name+".tar.gz: OK") {
@@ -51,6 +67,7 @@ func TestMakeDist(t *testing.T) {
 			t.Errorf("%s is not static: %s", c, out)
 		}
 	}
+	cronUpdates(t, filepath.Join(x, name))
 }
 
 // goarch is the architecture the tests run on, as go env says it.
