@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
@@ -44,7 +45,7 @@ func TestMirrorCheck(t *testing.T) {
 	}
 	gittest.Git(t, env, m, "config", "--unset", "core.fsync")
 	gittest.Git(t, env, m, "config", "remote.origin.url", up)
-	if c := check(env); c.Code != 1 || !strings.Contains(string(c.Stdout), "no remote fetches through durable::") {
+	if c := check(env); c.Code != 1 || !strings.Contains(string(c.Stdout), "durable       no: remote 'origin' fetches without durable::") {
 		t.Errorf("no durable:: remote: exit %d\n%s", c.Code, c.Stdout)
 	}
 	gittest.Git(t, env, m, "config", "remote.origin.url", "durable::file://"+up)
@@ -56,5 +57,61 @@ func TestMirrorCheck(t *testing.T) {
 	}
 	if c := check(append(bare, "PATH=/usr/bin:/bin")); c.Code != 1 || !strings.Contains(string(c.Stdout), "git finds no git-remote-durable") {
 		t.Errorf("no helper on PATH: exit %d\n%s", c.Code, c.Stdout)
+	}
+}
+
+// TestMirrorCheckTree: --check given a tree of mirrors walks it as the
+// runner does and says one line per repository — durable or not, and why
+// not — exit 1 where any is not.
+func TestMirrorCheckTree(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	good, plain, none := filepath.Join(tree, "good.git"), filepath.Join(tree, "deep", "plain.git"), filepath.Join(tree, "none.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, good)
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, plain)
+	gittest.Git(t, env, base, "init", "-q", "--bare", none)
+	c := gittest.Exec(t, env, base, nil, filepath.Join(binDir, "git-remote-durable"), "--check", tree)
+	want := []string{
+		good + " durable: yes",
+		none + " durable: no: no remote to fetch from",
+		plain + " durable: no: remote 'origin' fetches without durable::",
+	}
+	lines := strings.Split(strings.TrimSuffix(string(c.Stdout), "\n"), "\n")
+	if c.Code != 1 || len(lines) != 3 || !strings.Contains(string(c.Stderr), "error: 2 of 3 repositories would not fetch durably") {
+		t.Errorf("exit %d\n%s\n%s", c.Code, c.Stdout, c.Stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(c.Stdout), w) {
+			t.Errorf("no %q in\n%s", w, c.Stdout)
+		}
+	}
+	c = gittest.Exec(t, env, base, nil, filepath.Join(binDir, "git-remote-durable"), "--check", good, filepath.Dir(plain))
+	if c.Code != 1 || strings.Count(string(c.Stdout), "\n") != 2 {
+		t.Errorf("two directories: exit %d\n%s", c.Code, c.Stdout)
+	}
+}
+
+// TestMirrorCheckFastCommit: on an ext4 with fast commits, --check names
+// the one configuration docs/durability.md says breaks crash images —
+// reference in core.fsync (here through committed) — and exits 1; without
+// it the mirror is durable.
+func TestMirrorCheckFastCommit(t *testing.T) {
+	env := realEnv(t)
+	root := blocktest.MountScratch(t, ext4With("", "-O", "fast_commit"))
+	up := newUpstream(t, env, root, "up.git")
+	m := filepath.Join(root, "m.git")
+	gittest.Git(t, env, root, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	check := func() *gittest.Cmd {
+		return gittest.Exec(t, env, m, nil, filepath.Join(binDir, "git-remote-durable"), "--check")
+	}
+	if c := check(); c.Code != 0 || !strings.Contains(string(c.Stdout), "fast_commit") {
+		t.Errorf("defaults: exit %d\n%s", c.Code, c.Stdout)
+	}
+	gittest.Git(t, env, m, "config", "core.fsync", "committed")
+	c := check()
+	if c.Code != 1 || !strings.Contains(string(c.Stdout), "refs synced   core.fsync syncs refs (reference) on an ext4 with fast commits") {
+		t.Errorf("core.fsync=committed: exit %d\n%s", c.Code, c.Stdout)
 	}
 }

@@ -20,42 +20,54 @@ import (
 const CheckFlag = "--check"
 
 // checkUsage is what -h prints after "usage: ".
-const checkUsage = `git-remote-durable --check [<dir>]
+const checkUsage = `git-remote-durable --check [<dir>...]
 
 Says, without fetching, what a fetch into the repository at <dir> (the
 current directory by default) would do: which helper git runs for its
 durable:: remotes, how objects, kept packs and refs are synced there, on
 which filesystem and why, the unpack limit, and whether the loose objects
-were checked during this boot. Exit 1 where durability would be off.`
+were checked during this boot. Given directories that are not one
+repository, it finds every repository at and under them as
+--update-mirrors does and says one line each. Exit 1 where durability
+would be off.`
 
 // Check is git-remote-durable --check with the arguments that follow it.
 func Check(ctx context.Context, args []string, env proc.Env) error {
-	if len(args) > 1 || len(args) == 1 && strings.HasPrefix(args[0], "-") {
-		if len(args) == 1 && args[0] != "-h" {
-			fmt.Fprintf(env.Stderr, "error: unknown option '%s'\n", args[0])
-		}
-		return &cli.UsageError{Usage: checkUsage}
-	}
-	if len(args) == 1 {
-		if err := os.Chdir(args[0]); err != nil {
-			return fmt.Errorf("cannot change to '%s': %v", args[0], err)
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			if a != "-h" && a != "--help" {
+				fmt.Fprintf(env.Stderr, "error: unknown option '%s'\n", a)
+			}
+			return &cli.UsageError{Usage: checkUsage}
 		}
 	}
+	if len(args) == 0 || len(args) == 1 && (isRepo(args[0]) || isRepo(filepath.Join(args[0], ".git"))) {
+		if len(args) == 1 {
+			if err := os.Chdir(args[0]); err != nil {
+				return fmt.Errorf("cannot change to '%s': %v", args[0], err)
+			}
+		}
+		return checkOne(ctx, env)
+	}
+	return checkTree(ctx, args, env)
+}
+
+// checkOne says, one aspect a line, what a fetch into the repository of
+// the current directory would do.
+func checkOne(ctx context.Context, env proc.Env) error {
 	r, err := repo.Discover(ctx)
 	if err != nil {
 		return err
 	}
-	var problems []string
 	say := func(what, format string, a ...any) {
 		fmt.Fprintf(env.Stdout, "%-13s %s\n", what, fmt.Sprintf(format, a...))
 	}
 	say("repository", "%s", r.GitDir)
-	problems = append(problems, checkHelper(ctx, r, say)...)
-	more, err := checkSync(r, env, say)
+	helper, why := helperGitRuns(ctx)
+	problems, err := checkRepo(ctx, r, helper, why, env, say)
 	if err != nil {
 		return err
 	}
-	problems = append(problems, more...)
 	if len(problems) > 0 {
 		say("durable", "no: %s", strings.Join(problems, "; "))
 		return &cli.ExitError{Code: 1}
@@ -64,25 +76,81 @@ func Check(ctx context.Context, args []string, env proc.Env) error {
 	return nil
 }
 
-// checkHelper says which remotes fetch through durable:: and which helper
-// git runs for them, and returns what stands in the way.
-func checkHelper(ctx context.Context, r *repo.Repo, say func(what, format string, a ...any)) []string {
+// checkTree says, one line a repository, whether a fetch into each
+// repository at and under dirs would be durable, and why not; a
+// repository git would refuse for its owner is not read.
+func checkTree(ctx context.Context, dirs []string, env proc.Env) error {
+	repos, err := find(dirs)
+	if err != nil {
+		return err
+	}
+	if len(repos) == 0 {
+		return fmt.Errorf("no git repository at or under %s", strings.Join(dirs, ", "))
+	}
+	helper, why := helperGitRuns(ctx)
+	quiet := func(string, string, ...any) {}
+	bad := 0
+	for _, t := range repos {
+		var problems []string
+		err := t.refused
+		if err == nil {
+			err = checkOwner(ctx, t.dir)
+		}
+		if err == nil {
+			err = os.Chdir(t.dir)
+		}
+		var r *repo.Repo
+		if err == nil {
+			r, err = repo.Discover(ctx)
+		}
+		if err == nil {
+			problems, err = checkRepo(ctx, r, helper, why, env, quiet)
+		}
+		if err != nil {
+			problems = []string{mask.Printable(mask.OneLine(err.Error()))}
+		}
+		if len(problems) == 0 {
+			fmt.Fprintf(env.Stdout, "%s durable: yes\n", quotePath(t.dir))
+			continue
+		}
+		bad++
+		fmt.Fprintf(env.Stdout, "%s durable: no: %s\n", quotePath(t.dir), strings.Join(problems, "; "))
+	}
+	if bad > 0 {
+		fmt.Fprintf(env.Stderr, "error: %d of %d repositories would not fetch durably\n", bad, len(repos))
+		return &cli.ExitError{Code: 1}
+	}
+	return nil
+}
+
+// checkRepo says what a fetch into r would do — the URLs of its remotes,
+// the helper git runs (helper, or why there is none), the syncs — and
+// returns what stands in the way of durability: as the runner judges an
+// update (notDurable), every remote must fetch through durable::.
+func checkRepo(ctx context.Context, r *repo.Repo, helper, why string, env proc.Env, say func(what, format string, a ...any)) ([]string, error) {
 	var problems []string
-	remotes := durableRemotes(r.Config)
+	remotes, err := remotesOf(ctx, r.GitDir)
+	if err != nil {
+		return nil, err
+	}
 	if len(remotes) == 0 {
-		problems = append(problems, "no remote fetches through durable::")
-		say("remotes", "none fetches through durable:: (git remote set-url <name> durable::<url>)")
+		problems = append(problems, "no remote to fetch from")
+		say("remotes", "none")
 	}
 	for _, rm := range remotes {
-		say("remote", "%s", rm)
+		say("remote", "%s: %s", rm.name, mask.Printable(rm.url))
+		if !durableURL(rm.url) {
+			problems = append(problems, fmt.Sprintf("remote '%s' fetches without durable:: (git remote set-url %s durable::<url>, or --update-mirrors --convert)", rm.name, rm.name))
+		}
 	}
-	if helper, why := helperGitRuns(ctx); helper == "" {
+	if helper == "" {
 		problems = append(problems, why)
 		say("helper", "%s", why)
 	} else {
 		say("helper", "%s", helper)
 	}
-	return problems
+	more, err := checkSync(r, env, say)
+	return append(problems, more...), err
 }
 
 // checkSync says how a fetch would sync objects, packs and refs, on which
@@ -108,6 +176,12 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 			break
 		}
 	}
+	if strings.Contains(loose.Filesystem, "fast_commit") && r.Config.SyncsRefs() {
+		danger := "core.fsync syncs refs (reference) on an ext4 with fast commits: git's fsync of each ref is a fast commit, " +
+			"whose recovery broke crash images (docs/durability.md); leave reference out of core.fsync here"
+		problems = append(problems, danger)
+		say("refs synced", "%s", danger)
+	}
 	if loose.Path == batch.PathNone {
 		say("refs", "not synced by the helper (loose objects are not)")
 	} else {
@@ -128,22 +202,6 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 		say("crash check", "the next fetch reads every loose object (none checked during this boot)")
 	}
 	return problems, nil
-}
-
-// durableRemotes lists the remotes of c that fetch through the helper, as
-// "<name>: <url>".
-func durableRemotes(c repo.Config) []string {
-	var out []string
-	for _, e := range c {
-		name, ok := strings.CutPrefix(e.Key, "remote.")
-		if !ok || !strings.HasSuffix(name, ".url") {
-			continue
-		}
-		if strings.HasPrefix(e.Value, "durable::") || strings.HasPrefix(e.Value, "durable://") {
-			out = append(out, strings.TrimSuffix(name, ".url")+": "+mask.Printable(e.Value))
-		}
-	}
-	return out
 }
 
 // helperGitRuns returns the git-remote-durable git would run (it looks in
@@ -178,7 +236,7 @@ func describeFS(st batch.Stats) string {
 		name = "not looked at (nothing to flush)"
 	}
 	if st.Reason != "" {
-		return st.Reason
+		return strings.TrimPrefix(st.Reason, "filesystem ")
 	}
 	return name
 }

@@ -247,3 +247,17 @@ func TestFixNeverRepeatsATypo(t *testing.T) {
 		}
 	}
 }
+
+func TestSyncsRefs(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "reference": true, "committed": true, "added": true, "all": true,
+		"objects": false, "all,-reference": true, // git: positive tokens win
+		"committed,-reference": true, "-reference": false, "ref": true, "none": false, "loose-object,pack": false} {
+		var c Config
+		if v != "" {
+			c = Config{{Key: "core.fsync", Value: v}}
+		}
+		if got := c.SyncsRefs(); got != want {
+			t.Errorf("core.fsync=%q: %v, want %v", v, got, want)
+		}
+	}
+}
