@@ -284,3 +284,57 @@ func stallingListener(t *testing.T) (net.Listener, *atomic.Int32) {
 	}()
 	return ln, &n
 }
+
+// TestMirrorRunnerConvert: a tree of plain mirrors is adopted with
+// --convert: --dry-run says which remote of which mirror it would convert
+// and changes nothing (no config, no ref, no lock file); the run itself
+// puts durable:: before each plain URL, says so, and updates each durably
+// ("ok"). A remote that url.<base>.insteadOf already makes durable is left
+// as it is.
+func TestMirrorRunnerConvert(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	plain, rewritten := filepath.Join(tree, "plain.git"), filepath.Join(tree, "rewritten.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "file://"+up, plain)
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "file://"+up, rewritten)
+	gittest.Git(t, env, rewritten, "config", "url.durable::file://.insteadOf", "file://")
+	advance(t, env, up, 1, "c1")
+	before := refs(t, env, plain)
+
+	if c := runner(t, env, "--dry-run", tree); c.Code != 129 || !strings.Contains(string(c.Stderr), "--dry-run goes with --convert") {
+		t.Errorf("--dry-run alone: exit %d\n%s", c.Code, c.Stderr)
+	}
+	c := runner(t, env, "--convert", "--dry-run", tree)
+	mustRun(t, c, "the dry run")
+	if l := runnerLine(t, c, plain); !strings.Contains(l, "dry run: would convert remote 'origin' file://"+up+" -> durable::file://"+up) {
+		t.Errorf("plain: %q", l)
+	}
+	if l := runnerLine(t, c, rewritten); !strings.Contains(l, "dry run: every remote fetches through durable::") {
+		t.Errorf("rewritten: %q", l)
+	}
+	if u := strings.TrimSpace(gittest.Git(t, env, plain, "config", "remote.origin.url")); u != "file://"+up || refs(t, env, plain) != before {
+		t.Errorf("the dry run changed the mirror: url %s", u)
+	}
+	if _, err := os.Lstat(filepath.Join(plain, "durable-update.flock")); err == nil {
+		t.Errorf("the dry run took a lock")
+	}
+
+	c = runner(t, env, "--convert", tree)
+	mustRun(t, c, "the conversion")
+	if l := runnerLine(t, c, plain); !strings.Contains(l, " ok ") || !strings.Contains(l, "converted remote 'origin' file://"+up+" -> durable::file://"+up) {
+		t.Errorf("plain: %q", l)
+	}
+	if l := runnerLine(t, c, rewritten); !strings.Contains(l, " ok ") || strings.Contains(l, "converted") {
+		t.Errorf("rewritten: %q", l)
+	}
+	if u := strings.TrimSpace(gittest.Git(t, env, plain, "config", "remote.origin.url")); u != "durable::file://"+up {
+		t.Errorf("url after --convert: %s", u)
+	}
+	for _, m := range []string{plain, rewritten} {
+		if a, b := refs(t, env, m), refs(t, env, up); a != b {
+			t.Errorf("%s: refs\n%s\nupstream\n%s", filepath.Base(m), a, b)
+		}
+	}
+}

@@ -3,9 +3,11 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/upstream"
 )
 
 // remoteURL is a remote of a repository and the URL git fetches it from,
@@ -66,4 +68,36 @@ func notDurable(rs []remoteURL, s session) string {
 // left objects without a flush.
 func notFlushed(path string) bool {
 	return path == string(batch.PathNone) || path == string(batch.PathWriteoutOnly)
+}
+
+// convert puts durable:: before the URL of each remote of rs (as git
+// remote -v names them) that git fetches without the helper, in the
+// repository whose git directory is dir, and says what it did, one phrase
+// a remote; with dry, it only says what it would do. A URL that
+// url.<base>.insteadOf makes durable is left as it is.
+func convert(ctx context.Context, dir string, rs []remoteURL, dry bool) ([]string, error) {
+	var did []string
+	for _, r := range rs {
+		if durableURL(r.url) {
+			continue
+		}
+		key := "remote." + r.name + ".url"
+		out, err := gitOut(ctx, dir, nil, "config", "--get-all", key)
+		if err != nil {
+			return did, err
+		}
+		for _, old := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			if old == "" || durableURL(old) {
+				continue
+			}
+			did = append(did, fmt.Sprintf("remote '%s' %s -> durable::%s", r.name, upstream.Anonymize(old), upstream.Anonymize(old)))
+			if dry {
+				continue
+			}
+			if _, err := gitOut(ctx, dir, nil, "config", "--replace-all", key, "durable::"+old, "^"+regexp.QuoteMeta(old)+"$"); err != nil {
+				return did, err
+			}
+		}
+	}
+	return did, nil
 }

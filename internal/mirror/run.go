@@ -37,6 +37,10 @@ its owner (safe.directory) is not touched. Exit 1 if any failed.
   --timeout <duration>   time limit of one update (default 1h); git's lock
                          files older than that are removed before it
   --require-durable      fail an update that did not write durably
+  --convert              first put durable:: before the URL of every remote
+                         that fetches without it
+  --dry-run              with --convert: only say what it would convert, and
+                         update nothing
   --metrics <file>       write the run's metrics there, in Prometheus' text
                          format (for node_exporter's textfile collector)
   --metrics-label <text> the runner label of the run's series (default: the
@@ -52,7 +56,10 @@ type options struct {
 	label string
 	// requireDurable fails an update that did not write durably.
 	requireDurable bool
-	roots          []string
+	// convert puts durable:: before the URL of every remote that fetches
+	// without it; with dryRun, the run only says what it would convert.
+	convert, dryRun bool
+	roots           []string
 }
 
 // parse reads the runner's arguments; a mistake is said on stderr before
@@ -66,6 +73,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.metrics, "metrics", "", "")
 	fs.StringVar(&o.label, "metrics-label", "", "")
 	fs.BoolVar(&o.requireDurable, "require-durable", false, "")
+	fs.BoolVar(&o.convert, "convert", false, "")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "error: %v\n", err)
@@ -83,6 +92,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "error: -j must be at least 1")
 	case o.timeout <= 0:
 		fmt.Fprintln(stderr, "error: --timeout must be positive")
+	case o.dryRun && !o.convert:
+		fmt.Fprintln(stderr, "error: --dry-run goes with --convert")
 	default:
 		return o, nil
 	}
@@ -129,7 +140,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if o.metrics != "" {
+	if o.metrics != "" && !o.dryRun {
 		if err := writeMetrics(o.metrics, o.label, repos, results); err != nil {
 			fmt.Fprintf(env.Stderr, "error: cannot write the metrics: %v\n", err)
 			return &cli.ExitError{Code: 1}

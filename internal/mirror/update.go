@@ -26,6 +26,10 @@ type result struct {
 	// write).
 	notDurable string
 	notes      []string
+	// converted says which remotes --convert put durable:: before (or
+	// would have, in a dry run).
+	converted []string
+	dry       bool
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
 	helper   session
@@ -40,12 +44,19 @@ func (r result) line(dir string) string {
 	if len(r.repaired) > 0 {
 		notes = append(notes, "repaired: "+strings.Join(r.repaired, "; "))
 	}
+	if len(r.converted) > 0 && !r.dry {
+		notes = append(notes, "converted "+strings.Join(r.converted, "; "))
+	}
 	notes = append(notes, r.notes...)
 	tail := ""
 	if len(notes) > 0 {
 		tail = " (" + mask.Printable(mask.OneLine(strings.Join(notes, "; "))) + ")"
 	}
 	switch {
+	case r.dry && r.err == nil && len(r.converted) == 0:
+		return head + " dry run: every remote fetches through durable::"
+	case r.dry && r.err == nil:
+		return head + " dry run: would convert " + mask.Printable(strings.Join(r.converted, "; "))
 	case r.skipped:
 		return head + " skipped: another update of it runs"
 	case r.err != nil:
@@ -74,6 +85,14 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	if r.err = checkOwner(ctx, dir); r.err != nil {
 		return r
 	}
+	if o.dryRun {
+		r.dry = true
+		var rs []remoteURL
+		if rs, r.err = remotesOf(ctx, dir); r.err == nil {
+			r.converted, r.err = convert(ctx, dir, rs, true)
+		}
+		return r
+	}
 	f, err := openLock(filepath.Join(dir, lockName), dir)
 	if err != nil {
 		r.err = err
@@ -95,6 +114,11 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 		return r
 	}
 	remotes, err := remotesOf(ctx, dir)
+	if err == nil && o.convert {
+		if r.converted, err = convert(ctx, dir, remotes, false); err == nil && len(r.converted) > 0 {
+			remotes, err = remotesOf(ctx, dir)
+		}
+	}
 	if err != nil {
 		r.err = err
 		return r
