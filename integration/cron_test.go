@@ -107,14 +107,8 @@ func TestCronRunnerNoLinks(t *testing.T) {
 			t.Skipf("%s is not installed: %v", tool, err)
 		}
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	prefix := filepath.Join(work, "local")
-	c := exec.Command("make", "-s", "-C", root, "install", "PREFIX="+prefix, "GITEXECDIR=", "BIN="+filepath.Join(work, "build"))
-	if out, err := c.CombinedOutput(); err != nil {
+	prefix := filepath.Join(t.TempDir(), "local")
+	if out, err := makeInstall(t, prefix, t.TempDir()); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	cronUpdates(t, filepath.Join(prefix, "bin"))

@@ -31,6 +31,9 @@ func TestUsageAndVersion(t *testing.T) {
 		{"unpack --version", []string{"git", "unpack-durable", "--version"}, 0, "", "git-unpack-durable version "},
 		{"helper -h", []string{"git", "remote-durable", "-h"}, 129, "usage: git-remote-durable <remote> [<url>]", ""},
 		{"helper --version", []string{"git", "remote-durable", "--version"}, 0, "", "git-remote-durable version "},
+		{"helper --help", []string{filepath.Join(binDir, "git-remote-durable"), "--help"}, 0, "", "usage: git-remote-durable <remote> [<url>]"},
+		{"runner -h", []string{filepath.Join(binDir, "git-remote-durable"), "--update-mirrors", "-h"}, 129, "usage: git-remote-durable --update-mirrors", ""},
+		{"check -h", []string{filepath.Join(binDir, "git-remote-durable"), "--check", "-h"}, 129, "usage: git-remote-durable --check", ""},
 	} {
 		c := gittest.Exec(t, env, repo, nil, tc.args[0], tc.args[1:]...)
 		if c.Code != tc.code || !strings.HasPrefix(string(c.Stderr), tc.stderr) || !strings.HasPrefix(string(c.Stdout), tc.stdout) ||
@@ -40,6 +43,15 @@ func TestUsageAndVersion(t *testing.T) {
 	}
 	if git.Code != 129 {
 		t.Errorf("git unpack-objects -h exited %d (the oracle moved?)", git.Code)
+	}
+	// The helper's -h and --help name every mode and the exit codes.
+	for _, arg := range []string{"-h", "--help"} {
+		c := gittest.Exec(t, env, repo, nil, filepath.Join(binDir, "git-remote-durable"), arg)
+		for _, mode := range []string{"<remote> [<url>]", "--update-mirrors [<options>] <dir>...", "--check [<dir>...]", "--version", "Exit codes: 0"} {
+			if !strings.Contains(string(c.Stdout)+string(c.Stderr), mode) {
+				t.Errorf("git-remote-durable %s does not name %q:\n%s%s", arg, mode, c.Stdout, c.Stderr)
+			}
+		}
 	}
 	// -h lists every option the command takes.
 	c := gittest.Exec(t, env, repo, nil, "git", "unpack-durable", "-h")

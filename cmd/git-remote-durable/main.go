@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/git-durable/git-durable/internal/cli"
@@ -20,15 +21,23 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == mirror.Flag {
-		cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
-			return mirror.Run(ctx, args[1:], env)
-		})
-	}
-	if len(os.Args) > 1 && os.Args[1] == mirror.CheckFlag {
-		cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
-			return mirror.Check(ctx, args[1:], env)
-		})
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case mirror.Flag:
+			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
+				return mirror.Run(ctx, args[1:], env)
+			})
+		case mirror.CheckFlag:
+			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
+				return mirror.Check(ctx, args[1:], env)
+			})
+		case "--help":
+			// Asked for, as git --help: on stdout, exit 0 (-h: stderr, 129).
+			cli.Main(func(_ context.Context, _ []string, env proc.Env) error {
+				_, err := fmt.Fprintf(env.Stdout, "usage: %s\n", remote.Usage)
+				return err
+			})
+		}
 	}
 	cli.HelperMain(func(ctx context.Context, args []string, env proc.Env) error {
 		return remote.Run(ctx, args, env, remote.Options{})
