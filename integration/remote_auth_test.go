@@ -67,6 +67,37 @@ func TestRemoteHTTPAuth(t *testing.T) {
 	failed(t, env, c, "", "", "fatal: Authentication failed for '"+url+"'", "bad-in-url-123")
 }
 
+// TestRemoteHTTPEmptyAuth: with http.emptyAuth=true, a server that asks
+// for credentials gets empty Basic ones first, as curl sends them for git:
+// one that takes them (a front end that authenticates otherwise) is cloned
+// through the helper as through plain git, with no user asked for; without
+// the setting both fail for want of a user name. Where the empty ones are
+// refused, git credential is asked as without the setting.
+func TestRemoteHTTPEmptyAuth(t *testing.T) {
+	env := sealedHTTP(t)
+	base := t.TempDir()
+	newUpstream(t, env, base, "up.git")
+	url := startHTTP(t, basicAuth("", "", httpBackend(t, env, base))) + "/up.git"
+	for _, side := range hostileSides {
+		dir := filepath.Join(t.TempDir(), "clone")
+		c := gittest.Exec(t, env, "", nil, "git", "-c", "http.emptyAuth=true", "clone", "-q", side.prefix+url, dir)
+		mustRun(t, c, side.name+" clone with http.emptyAuth")
+		gittest.Fsck(t, env, dir)
+		c = gittest.Exec(t, env, "", nil, "git", "clone", "-q", side.prefix+url, filepath.Join(t.TempDir(), "clone"))
+		if c.Code == 0 || !strings.Contains(string(c.Stderr), "could not read Username") {
+			t.Errorf("%s: without http.emptyAuth: exit %d\n%s", side.name, c.Code, c.Stderr)
+		}
+	}
+	const user, pass = "alice", "s3cret-empty-77"
+	url = startHTTP(t, basicAuth(user, pass, httpBackend(t, env, base))) + "/up.git"
+	work := t.TempDir()
+	gittest.Git(t, env, "", "config", "--global", "credential.helper", credentialHelper(t, work, map[string]login{"*": {user, pass}}))
+	for _, side := range hostileSides {
+		c := gittest.Exec(t, env, "", nil, "git", "-c", "http.emptyAuth=true", "clone", "-q", side.prefix+url, filepath.Join(t.TempDir(), "clone"))
+		mustRun(t, c, side.name+" clone with http.emptyAuth and a credential helper")
+	}
+}
+
 // TestRemoteExtraHeader reaches a server that wants a header, set with
 // http.<url>.extraHeader as mirror platforms do; without it the server
 // refuses, and the header's value never shows.

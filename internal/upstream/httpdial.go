@@ -22,6 +22,10 @@ type httpDialer struct {
 	cred   *credential  // from git credential fill, once
 	cut    *transferLog // a request the client failed
 	asked  string       // the credential URL the last session was opened for
+	// empty is http.emptyAuth=true: a server that asks for credentials
+	// first gets empty ones (Basic ":"), as curl sends them for git,
+	// before git credential is asked; emptySent, once they were.
+	empty, emptySent bool
 }
 
 // newHTTPDialer sets up the client for r's address with the settings cfg
@@ -33,6 +37,11 @@ func newHTTPDialer(r *Remote, cfg repo.Config) (*httpDialer, error) {
 		return nil, err
 	}
 	d := &httpDialer{r: r, auth: a, cut: &transferLog{}}
+	if e, ok := hc.get("emptyAuth"); ok && e.Value != "auto" {
+		if d.empty, err = hc.bool("emptyAuth", false); err != nil {
+			return nil, err
+		}
+	}
 	d.client, err = newHTTPClient(hc, r.ep.Scheme, r.o.Env, r.o.Redactor, a.headerNames(), d.cut, func(msg string) {
 		fmt.Fprintf(r.o.Stderr, "warning: %s\n", msg)
 	})
@@ -78,6 +87,10 @@ func (d *httpDialer) answered(w wire, err error) (bool, error) {
 		return false, errAuthFailed
 	case hasPass:
 		return false, errAuthFailed // from the URL
+	case d.empty && !d.emptySent && user == "":
+		d.emptySent = true
+		d.auth.setBasic("", "", r.ep)
+		return true, nil
 	}
 	c, err := r.fill(user)
 	if err != nil {

@@ -27,12 +27,10 @@ import (
 //     for (and a redirect of a POST needs).
 //   - sslTry, noEPSV (GIT_CURL_FTP_NO_EPSV): FTP only.
 //   - delegation: GSSAPI credential delegation; the helper never speaks
-//     Negotiate (see emptyAuth), so nothing is ever delegated.
+//     Negotiate, so nothing is ever delegated.
 //   - cookieFile is read (cookies.go); saveCookies, which makes curl write
 //     the session's cookies back to it, is not honoured: the file is only
 //     read.
-//   - emptyAuth: curl's Negotiate without a user; the helper speaks Basic
-//     only, whose credentials come from git credential either way.
 //   - schannelCheckRevoke, schannelUseSSLCAInfo: only with sslBackend
 //     schannel, which is refused; any other sslBackend names a library
 //     curl could use for what Go's crypto/tls does here.
@@ -70,14 +68,6 @@ func checkUnsupported(hc httpConfig, env lookupFunc) error {
 	}
 	if protected {
 		return &refusal{"http.proxySSLCertPasswordProtected", proxyTLS}
-	}
-	if e, ok := hc.get("emptyAuth"); ok && e.Value != "auto" {
-		// Accepted either way: it lets curl try Negotiate without a user,
-		// which the helper never speaks, and a server that asks for Basic
-		// gets credentials from git credential as without it.
-		if _, err := hc.bool("emptyAuth", false); err != nil {
-			return err
-		}
 	}
 	if e, ok := hc.get("sslBackend"); ok && strings.EqualFold(e.Value, "schannel") {
 		return &refusal{"http.sslBackend", "schannel's Windows certificate store and revocation checks are not Go's"}
