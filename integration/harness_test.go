@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if code, ok := wrapped(); ok {
 		os.Exit(code) // this binary ran a command as another user
 	}
+	if code, ok := dispositionsWrapped(); ok {
+		os.Exit(code) // this binary ran a command with the signal dispositions a test set
+	}
 	os.Exit(run(m))
 }
 
