@@ -19,7 +19,9 @@ import (
 // for more input but stop at once, remove its temporary files, print
 // "fatal: interrupted" and exit with 128 plus the signal's number, as a
 // process the signal killed would; git count-objects then finds no
-// garbage and fsck is clean.
+// garbage and fsck is clean. The command starts with SIGHUP and SIGINT
+// at their default, whatever this test started with (nohup, a shell's
+// background job: withDispositions).
 func TestSignalsCleanUp(t *testing.T) {
 	env := env(t)
 	pack := bigBlobPack(t, env, 2, 6<<20)
@@ -29,6 +31,7 @@ func TestSignalsCleanUp(t *testing.T) {
 			gittest.Git(t, env, repo, "config", "core.bigFileThreshold", "1m")
 			cmd := exec.Command(filepath.Join(binDir, "git-unpack-durable"))
 			cmd.Dir, cmd.Env = repo, env
+			withDispositions(t, cmd)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			stdin, err := cmd.StdinPipe()
@@ -46,6 +49,9 @@ func TestSignalsCleanUp(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatal("no temporary file appeared")
 				}
+			}
+			if signalIgnored(t, cmd.Process.Pid, sig) {
+				t.Fatalf("the command started with %v ignored: the test did not set its disposition", sig)
 			}
 			cmd.Process.Signal(sig)
 			select {
@@ -99,6 +105,11 @@ func TestSignalIgnoredUnderNohup(t *testing.T) {
 			cmd.Wait()
 			t.Fatal("no temporary file appeared")
 		}
+	}
+	if !signalIgnored(t, cmd.Process.Pid, syscall.SIGHUP) {
+		stdin.Close()
+		cmd.Wait()
+		t.Fatal("nohup did not start the command with SIGHUP ignored")
 	}
 	cmd.Process.Signal(syscall.SIGHUP)
 	time.Sleep(200 * time.Millisecond)
