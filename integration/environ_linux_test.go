@@ -18,6 +18,12 @@ import (
 
 // What the suite sets for itself, whatever it was started in.
 //
+// The umask: git and the binaries make files and directories with the
+// umask's permissions, and a test that runs a command as the user nobody
+// (asUser) needs the built binaries and its HOME readable by others, as
+// the usual 022 leaves them; under a umask of 077 nobody could not even
+// execute git-unpack-durable.
+//
 // The dispositions of SIGHUP and SIGINT of a command a test starts. On
 // exec, a signal a process ignores stays ignored, and one it handles
 // returns to its default. nohup starts its command with SIGHUP ignored,
@@ -29,6 +35,12 @@ import (
 // binaries under test rightly keep a signal they found ignored (as git
 // does). A test that sends either signal starts its command through
 // withDispositions.
+
+// suiteUmask is the umask the tests run under.
+const suiteUmask = 0o022
+
+// setUmask sets suiteUmask for this process and every command it starts.
+func setUmask() { syscall.Umask(suiteUmask) }
 
 // dispositionsEnv, in the environment of this test binary, makes it a
 // wrapper (dispositionsWrapped) that sets the dispositions its value

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	setUmask() // before the binaries are built: others must be able to execute them
 	dir, err := os.MkdirTemp("", "git-durable-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
