@@ -33,7 +33,8 @@ func write(t *testing.T, s *loose.Store, p *batch.Policy, typ object.Type, data 
 }
 
 // TestWriteReadByGit writes objects of every type and size class and checks
-// that git reads them, that fsck is clean and that the files are 0444.
+// that git reads them, that fsck is clean and that the files have the mode
+// of a loose object git writes under the same umask (0444 under 022).
 func TestWriteReadByGit(t *testing.T) {
 	gittest.Need(t)
 	env := gittest.Env(t)
@@ -55,10 +56,16 @@ func TestWriteReadByGit(t *testing.T) {
 		if size := gittest.Git(t, env, repo, "cat-file", "-s", ids[2].String()); strings.TrimSpace(size) != "2800000" {
 			t.Errorf("big blob size %s", size)
 		}
+		gitID := strings.TrimSpace(string(gittest.GitIn(t, env, repo, []byte("written by git\n"), "hash-object", "-w", "--stdin")))
+		gd, grest := gitID[:2], gitID[2:]
+		want, err := os.Stat(filepath.Join(objs, gd, grest))
+		if err != nil {
+			t.Fatal(err)
+		}
 		d, rest := ids[1].Shard()
 		fi, err := os.Stat(filepath.Join(objs, d, rest))
-		if err != nil || fi.Mode().Perm() != 0o444 {
-			t.Errorf("mode %v %v", fi.Mode(), err)
+		if err != nil || fi.Mode().Perm() != want.Mode().Perm() {
+			t.Errorf("mode %v %v, git's %v", fi.Mode(), err, want.Mode())
 		}
 		gittest.Fsck(t, env, repo)
 		if st := p.Stats(); st.WriteoutOnly != 3 || st.HardwareFlush != 3 || st.Path != batch.PathBatch {
