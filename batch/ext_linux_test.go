@@ -159,7 +159,8 @@ func kindAsNobody(t *testing.T, dir string) string {
 }
 
 // copyExecutable copies the running test binary to name, where nobody
-// can run it (go test builds it in a directory only its user can read).
+// can run it (go test builds it in a directory only its user can read),
+// with mode 0755 whatever the umask.
 func copyExecutable(name string) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -169,7 +170,10 @@ func copyExecutable(name string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(name, b, 0o755)
+	if err := os.WriteFile(name, b, 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(name, 0o755)
 }
 
 // TestFastCommitUnknown: where neither the mount options, the kernel nor
