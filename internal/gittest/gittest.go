@@ -13,15 +13,15 @@ import (
 )
 
 // Env returns the sealed environment for a test: os.Environ() without any
-// GIT_* variable, plus a temporary HOME (whose .gitconfig keeps automatic
-// maintenance in the foreground) and fixed author data. extra entries
-// ("K=V") are appended.
+// GIT_* variable, the machine's proxies (unsealed: see unsealed), plus a
+// temporary HOME (whose .gitconfig keeps automatic maintenance in the
+// foreground) and fixed author data. extra entries ("K=V") are appended.
 func Env(t testing.TB, extra ...string) []string {
 	t.Helper()
 	home := t.TempDir()
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || unsealed(kv) {
 			continue
 		}
 		env = append(env, kv)
@@ -41,6 +41,21 @@ func Env(t testing.TB, extra ...string) []string {
 		"LC_ALL=C",
 	)
 	return append(env, extra...)
+}
+
+// unsealed reports whether kv is a variable of the machine's that would
+// reach past the sealed environment: the proxies (http_proxy and the
+// like), which git's curl and the helper, as git does, use also for
+// 127.0.0.1, where the tests' servers listen; and SSH_ASKPASS, which git
+// runs for a username or password before it gives up (a desktop's
+// ksshaskpass opens a window).
+func unsealed(kv string) bool {
+	k, _, _ := strings.Cut(kv, "=")
+	switch strings.ToLower(k) {
+	case "http_proxy", "https_proxy", "all_proxy", "no_proxy", "ssh_askpass", "ssh_askpass_require":
+		return true
+	}
+	return false
 }
 
 // Need skips the test when git is not installed.
