@@ -19,21 +19,21 @@ import (
 const launchedEnv = "GIT_DURABLE_TEST_LAUNCHED"
 
 // launchedTests are the tests, and subtests, TestSuiteInBackground runs
-// again and wants passed: those that send SIGHUP or SIGINT, and itself.
+// again and wants passed: those of signal_test.go, which send the
+// unpacker SIGHUP and SIGINT, and itself.
 var launchedTests = []string{
 	"TestSuiteInBackground",
 	"TestSignalsCleanUp", "TestSignalsCleanUp/interrupt", "TestSignalsCleanUp/terminated", "TestSignalsCleanUp/hangup",
 	"TestSignalIgnoredUnderNohup",
-	"TestInterruptNotBlamedOnUpstream",
 }
 
-// TestSuiteInBackground runs the tests that send signals again, in this
-// test binary started as a script's `nohup make test > log 2>&1 &` starts
-// the suite (issue #39): as a background job of a shell without job
-// control (SIGINT and SIGQUIT ignored), under nohup (SIGHUP ignored), with
-// stdin from /dev/null, in a session of its own with no terminal (setsid,
-// as from cron). Every one must pass, none skip; in that run, this test
-// checks that it was started so (checkLaunched).
+// TestSuiteInBackground runs the signal tests again, in this test binary
+// started as a script's `nohup make test > log 2>&1 &` starts the suite
+// (issue #39): as a background job of a shell without job control (SIGINT
+// and SIGQUIT ignored), under nohup (SIGHUP ignored), with stdin from
+// /dev/null, in a session of its own with no terminal (setsid, as from
+// cron). Every one must pass, none skip; in that run, this test checks
+// that it was started so (checkLaunched).
 func TestSuiteInBackground(t *testing.T) {
 	if os.Getenv(launchedEnv) != "" {
 		checkLaunched(t)
