@@ -221,7 +221,8 @@ func TestMirrorRunnerSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(binDir, "git-remote-durable")
-	unit := strings.ReplaceAll(string(b), "/usr/local/bin/git-remote-durable", bin)
+	unit := strings.NewReplacer("/usr/local/bin/git-remote-durable", bin,
+		"/var/lib/prometheus/node-exporter", t.TempDir()).Replace(string(b))
 	var exec []string
 	for _, l := range strings.Split(unit, "\n") {
 		if v, ok := strings.CutPrefix(l, "ExecStart="); ok {
