@@ -137,6 +137,13 @@ func sortedKeys(m map[string]string) []string {
 // directory whose name does not end in .prom (node_exporter reads only
 // those), renamed into place.
 func writeFile(path, content string) error {
+	// What a runner killed while it wrote left: no run writes for so long.
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*"))
+	for _, f := range left {
+		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > time.Hour {
+			os.Remove(f)
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
 		return err
