@@ -85,7 +85,8 @@ func TestMirrorRunnerDurable(t *testing.T) {
 // TestMirrorRunnerTwoFiles: two runners, each on its own tree, write their
 // metrics files into one textfile directory; node_exporter reads both
 // without an error (their aggregate series are told apart by the runner
-// label, the --metrics-label or the roots), and promtool reads each.
+// label, the --metrics-label or the roots), and promtool reads each. A
+// temporary file a killed runner left there is swept.
 func TestMirrorRunnerTwoFiles(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
@@ -97,7 +98,17 @@ func TestMirrorRunnerTwoFiles(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, filepath.Join(base, name, "m.git"))
 	}
+	// What a runner killed while it wrote its file left, an hour ago.
+	left := filepath.Join(dir, ".tmp-a.prom-123")
+	gittest.WriteFile(t, dir, ".tmp-a.prom-123", "half")
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(left, old, old); err != nil {
+		t.Fatal(err)
+	}
 	mustRun(t, runner(t, env, "--metrics", filepath.Join(dir, "a.prom"), filepath.Join(base, "a")), "runner a")
+	if _, err := os.Lstat(left); err == nil {
+		t.Errorf("%s was left", left)
+	}
 	mustRun(t, runner(t, env, "--metrics", filepath.Join(dir, "b.prom"), "--metrics-label", "second", filepath.Join(base, "b")), "runner b")
 	for _, f := range []string{"a.prom", "b.prom"} {
 		promtoolCheck(t, string(readFile(t, filepath.Join(dir, f))))
