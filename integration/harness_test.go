@@ -183,3 +183,13 @@ func sortedLines(s string) string {
 	sort.Strings(l)
 	return strings.Join(l, "\n")
 }
+
+// lineWith is the first line of s that begins with prefix, or "".
+func lineWith(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}

@@ -262,13 +262,3 @@ func TestMirrorRunnerNames(t *testing.T) {
 		t.Errorf("last success of the failing mirror: %q, then %q", was, now)
 	}
 }
-
-// lineWith is the first line of s that begins with prefix, or "".
-func lineWith(s, prefix string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, prefix) {
-			return l
-		}
-	}
-	return ""
-}

@@ -234,7 +234,13 @@ func TestMirrorRunnerKilled(t *testing.T) {
 	if l := runnerLine(t, c, mirror); !strings.HasSuffix(l, " skipped: another update of it runs") {
 		t.Errorf("beside the killed runner's git: %q", l)
 	}
-	for _, pid := range strings.Fields(string(orphans())) {
+	// The orphan helper asked to stop, as the runner's time limit asks:
+	// it writes the line of its session, then git ends.
+	helper, _ := exec.Command("pgrep", "-f", "git-remote-durable origin git://"+ln.Addr().String()).Output()
+	if len(helper) == 0 {
+		t.Fatal("no orphan helper")
+	}
+	for _, pid := range strings.Fields(string(helper)) {
 		exec.Command("kill", "-TERM", pid).Run()
 	}
 	for deadline := time.Now().Add(10 * time.Second); len(orphans()) > 0; time.Sleep(50 * time.Millisecond) {

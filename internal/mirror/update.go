@@ -78,40 +78,53 @@ const statsName = "durable-update.stats"
 func (o *options) update(ctx context.Context, t target, booted time.Time) (r result) {
 	r.start = time.Now()
 	defer func() { r.took = time.Since(r.start) }()
-	dir := t.dir
-	if r.err = t.refused; r.err != nil {
-		return r
+	if r.err = t.refused; r.err == nil {
+		r.err = checkOwner(ctx, t.dir)
 	}
-	if r.err = checkOwner(ctx, dir); r.err != nil {
+	if r.err != nil {
 		return r
 	}
 	if o.dryRun {
 		r.dry = true
 		var rs []remoteURL
-		if rs, r.err = remotesOf(ctx, dir); r.err == nil {
-			r.converted, r.err = convert(ctx, dir, rs, true)
+		if rs, r.err = remotesOf(ctx, t.dir); r.err == nil {
+			r.converted, r.err = convert(ctx, t.dir, rs, true)
 		}
 		return r
 	}
-	f, err := openLock(filepath.Join(dir, lockName), dir)
+	f, err := openLock(filepath.Join(t.dir, lockName), t.dir)
 	if err != nil {
 		r.err = err
 		return r
 	}
 	defer f.Close()
-	held, err := tryLock(f)
-	if held || err != nil {
-		r.skipped, r.err = held, err
+	if r.skipped, r.err = tryLock(f); r.skipped || r.err != nil {
 		return r
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	stats := filepath.Join(dir, statsName)
-	if note := keepStats(stats); note != "" {
-		r.notes = append(r.notes, note) // a killed runner's
-	}
-	if r.repaired, r.err = repair(ctx, dir, stale(booted, o.timeout)); r.err != nil {
+	stats := filepath.Join(t.dir, statsName)
+	remotes, err := o.prepare(ctx, t.dir, stats, booted, &r)
+	if err != nil {
+		r.err = err
 		return r
+	}
+	r.err = o.fetch(ctx, t.dir, f, stats)
+	o.conclude(&r, remotes, stats)
+	return r
+}
+
+// prepare readies the repository dir, which the runner holds, for its
+// update: it passes on what a killed runner's update left in stats, puts
+// right what a crash left (repair), and lists the remotes, after putting
+// durable:: before their URLs with --convert.
+func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Time, r *result) ([]remoteURL, error) {
+	if note := keepStats(stats); note != "" {
+		r.notes = append(r.notes, note)
+	}
+	var err error
+	if r.repaired, err = repair(ctx, dir, stale(booted, o.timeout)); err != nil {
+		return nil, err
 	}
 	remotes, err := remotesOf(ctx, dir)
 	if err == nil && o.convert {
@@ -119,27 +132,26 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 			remotes, err = remotesOf(ctx, dir)
 		}
 	}
-	if err != nil {
-		r.err = err
-		return r
+	return remotes, err
+}
+
+// conclude reads what the helper's sessions said of the update (stats),
+// passes it on, and judges whether the update, with the remotes, wrote
+// durably.
+func (o *options) conclude(r *result, remotes []remoteURL, stats string) {
+	r.helper, r.sessions = readSessions(stats)
+	if note := keepStats(stats); note != "" {
+		r.notes = append(r.notes, note)
 	}
-	defer func() {
-		r.helper, r.sessions = readSessions(stats)
-		if note := keepStats(stats); note != "" {
-			r.notes = append(r.notes, note)
-		}
-		if r.helper.Settings != "" {
-			r.notes = append(r.notes, "settings: "+r.helper.Settings)
-		}
-		if r.err == nil {
-			r.notDurable = notDurable(remotes, r.helper)
-		}
-		if r.notDurable != "" && o.requireDurable {
-			r.err, r.notDurable = errors.New("not durable: "+r.notDurable), ""
-		}
-	}()
-	r.err = o.fetch(ctx, dir, f, stats)
-	return r
+	if r.helper.Settings != "" {
+		r.notes = append(r.notes, "settings: "+r.helper.Settings)
+	}
+	if r.err == nil {
+		r.notDurable = notDurable(remotes, r.helper)
+	}
+	if r.notDurable != "" && o.requireDurable {
+		r.err, r.notDurable = errors.New("not durable: "+r.notDurable), ""
+	}
 }
 
 // fetch runs git remote update --prune in the repository dir, which it
