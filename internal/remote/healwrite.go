@@ -76,7 +76,22 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	}
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format}) // what the answer brought
 	defer came.Close()
-	res.Written, res.Existing = 0, 0
+	res.Existing = 0
+	if res.Written, err = copyAsked(came, t, ids); err != nil {
+		return report.Stats{}, err
+	}
+	if n := extra.Load(); n > 0 {
+		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
+			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
+	}
+	return t.Stats(res), nil
+}
+
+// copyAsked writes each of ids that the store came holds into t's store,
+// where it is missing or broken there, under one batch of t's policy (a
+// writeout each, one flush after the last), and returns how many it wrote.
+func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, error) {
+	written := 0
 	tx := t.Policy.Begin()
 	for _, id := range ids {
 		typ, data, err := came.Read(id)
@@ -87,22 +102,15 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 			var need bool
 			if need, err = t.Store.Need(id); need && err == nil {
 				err = t.Store.Write(tx, id, typ, data)
-				res.Written++
+				written++
 			}
 		}
 		if err != nil {
 			tx.End()
-			return report.Stats{}, err
+			return written, err
 		}
 	}
-	if err := tx.End(); err != nil {
-		return report.Stats{}, err
-	}
-	if n := extra.Load(); n > 0 {
-		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
-			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
-	}
-	return t.Stats(res), nil
+	return written, tx.End()
 }
 
 // plural is one or many, by n.

@@ -291,16 +291,3 @@ func durablePlan(components int, dropped, objectFiles, hasObjectFiles bool, meth
 	}
 	return p
 }
-
-// SyncsRefs reports whether git fsyncs each ref file it writes:
-// core.fsync names the reference component (reference, committed, added,
-// all). On ext4 with fast commits those syncs are fast commits of regular
-// files, which the kernel's recovery cannot always replay.
-func (c Config) SyncsRefs() bool {
-	e, ok := c.Get("core.fsync")
-	if !ok {
-		return platformComponents()&compReference != 0
-	}
-	components, _ := parseComponents(e.Value, func(string) {})
-	return components&compReference != 0
-}
