@@ -23,6 +23,7 @@ type Index struct {
 	count   int
 	fanout  []byte // 256 big-endian counts
 	names   []byte
+	crcs    []byte // v2: the CRC-32 of each entry's bytes
 	offs    []byte // v2: 32-bit offsets; v1: interleaved offset+name records
 	offs64  []byte
 }
@@ -69,6 +70,7 @@ func ParseIndex(data []byte, f object.Format) (*Index, error) {
 		return nil, ErrIndex
 	}
 	x.names = rest[:n*sz]
+	x.crcs = rest[n*sz : n*sz+n*4]
 	x.offs = rest[n*sz+n*4 : fixed]
 	x.offs64 = rest[fixed : len(rest)-2*sz]
 	return x, nil
@@ -110,6 +112,23 @@ func (x *Index) Offset(i int) (int64, error) {
 		return 0, ErrIndex
 	}
 	return int64(o), nil
+}
+
+// CRC returns the CRC-32 (IEEE) the index records of the bytes of entry
+// i in the pack, header included; ok is false for a version 1 index,
+// which records none.
+func (x *Index) CRC(i int) (crc uint32, ok bool) {
+	if x.version == 1 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(x.crcs[4*i:]), true
+}
+
+// Checksum returns the index's own trailing checksum, and the bytes it
+// covers: a reader hashes those and compares.
+func (x *Index) Checksum() (sum, covered []byte) {
+	end := len(x.data) - x.size
+	return x.data[end:], x.data[:end]
 }
 
 // Find returns the entry number of id.

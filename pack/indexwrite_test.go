@@ -90,6 +90,24 @@ func TestWriteIndexMatchesGit(t *testing.T) {
 		if !bytes.Equal(idx.Bytes(), want) {
 			t.Errorf("%s: idx differs from git's (%d and %d bytes)", format, idx.Len(), len(want))
 		}
+		// git's index, read back: its CRCs are the entries', its checksum
+		// that of the bytes it covers.
+		gitIdx, err := pack.ParseIndex(want, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			i, ok := gitIdx.Find(e.ID)
+			if crc, has := gitIdx.CRC(i); !ok || !has || crc != e.CRC32 {
+				t.Errorf("%s: CRC of %s: %x %v, want %x", format, e.ID, crc, has, e.CRC32)
+			}
+		}
+		sum, covered := gitIdx.Checksum()
+		h := f.New()
+		h.Write(covered)
+		if !bytes.Equal(h.Sum(nil), sum) {
+			t.Errorf("%s: the index's checksum is not that of what it covers", format)
+		}
 		wantRev, _ := os.ReadFile(p + ".rev") // index-pack -o p.pack.idx writes p.pack.rev
 		if !bytes.Equal(rev.Bytes(), wantRev) {
 			t.Errorf("%s: rev differs from git's (%d and %d bytes)", format, rev.Len(), len(wantRev))
