@@ -1,0 +1,75 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/git-durable/git-durable/pack"
+)
+
+// chunk is how many entries, consecutive in the pack, a worker takes at
+// once: its base cache then holds what they share.
+const chunk = 2048
+
+// workerCache bounds the objects each worker keeps of what it resolved on
+// the way down delta chains.
+const workerCache = 32 << 20
+
+// objects resolves and hashes every object of the pack but those whose
+// bytes are known bad (skip), opts.Workers at a time, and returns the
+// damage: an object that does not inflate, whose delta does not apply, or
+// whose data does not hash to the id the index gives it.
+func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options) ([]Damage, error) {
+	next := make(chan []entry)
+	var mu sync.Mutex
+	var damage []Damage
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	for range opts.Workers {
+		wg.Go(func() {
+			file := pack.NewFile(p.f, p.idx, p.format)
+			file.Cache = pack.NewBaseCache(workerCache)
+			for es := range next {
+				for _, e := range es {
+					if _, bad := skip[e.i]; bad {
+						continue
+					}
+					if why := p.check(file, e); why != "" {
+						mu.Lock()
+						damage = append(damage, Damage{ID: p.idx.ID(e.i), Pack: p.path, Why: why})
+						mu.Unlock()
+					}
+				}
+				if n := done.Add(int64(len(es))); opts.Progress != nil {
+					opts.Progress("Checking objects", n, int64(len(p.entries)))
+				}
+			}
+		})
+	}
+	for start := 0; start < len(p.entries) && ctx.Err() == nil; start += chunk {
+		next <- p.entries[start:min(start+chunk, len(p.entries))]
+	}
+	close(next)
+	wg.Wait()
+	return damage, ctx.Err()
+}
+
+// check reads the object of entry e from file and says what is wrong with
+// it, or "".
+func (p *packSet) check(file *pack.File, e entry) string {
+	id := p.idx.ID(e.i)
+	typ, data, err := file.ObjectAt(e.start)
+	if err != nil {
+		return fmt.Sprintf("cannot read packed object %s: %v", id, err)
+	}
+	got, err := p.format.Sum(typ, data)
+	if err != nil {
+		return fmt.Sprintf("packed object %s: %v", id, err)
+	}
+	if got != id {
+		return fmt.Sprintf("packed object %s hashes to %s", id, got)
+	}
+	return ""
+}

@@ -1,0 +1,141 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+)
+
+// Options bound a verification.
+type Options struct {
+	// Workers resolve and hash packed objects, and read loose ones;
+	// 0 means GOMAXPROCS.
+	Workers int
+	// Rate bounds the bytes per second read from packs, 0 none.
+	Rate int64
+	// Progress, when set, is told of the bytes of packs read and the
+	// objects checked so far, out of their totals, now and then.
+	Progress func(stage string, done, total int64)
+}
+
+// Damage is a broken copy of an object, or a file that breaks every
+// object of a pack.
+type Damage struct {
+	// ID names the object; the zero ID where the damage is the pack's as
+	// a whole (its index, its trailer).
+	ID object.ID
+	// Pack is the path of the pack that holds the broken copy, "" for a
+	// loose object.
+	Pack string
+	// Why says what is wrong, in git fsck's words where it has them.
+	Why string
+}
+
+// Report is what a verification found.
+type Report struct {
+	Packs         int // packs read
+	PackedObjects int // objects of those packs checked
+	LooseObjects  int // loose objects checked
+	Damage        []Damage
+}
+
+// Broken returns the ids of the objects some damage names, each once, in
+// order.
+func (r *Report) Broken() []object.ID {
+	seen := map[object.ID]bool{}
+	var ids []object.ID
+	for _, d := range r.Damage {
+		if !d.ID.IsZero() && !seen[d.ID] {
+			seen[d.ID] = true
+			ids = append(ids, d.ID)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
+	return ids
+}
+
+// Repository verifies the objects directory dir of a repository of format
+// f: every pack of dir/pack, then every loose object.
+func Repository(ctx context.Context, dir string, f object.Format, opts Options) (*Report, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	rep := &Report{}
+	packs, err := packFiles(filepath.Join(dir, "pack"), rep)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, damage, err := checkPack(ctx, p, f, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Packs++
+		rep.PackedObjects += n
+		rep.Damage = append(rep.Damage, damage...)
+	}
+	store := loose.Open(batch.OS, dir, loose.Options{Format: f})
+	defer store.Close()
+	broken, n, err := store.Scan(opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	rep.LooseObjects = n
+	for _, b := range broken {
+		rep.Damage = append(rep.Damage, Damage{ID: b.ID, Why: describeLoose(b)})
+	}
+	return rep, nil
+}
+
+// packFiles lists the packs of dir by the path of their .pack file, and
+// records as damage a pack without its index, or an index without its
+// pack (git reads neither).
+func packFiles(dir string, rep *Report) ([]string, error) {
+	names, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, e := range names {
+		has[e.Name()] = true
+	}
+	var packs []string
+	for _, e := range names {
+		base, ok := strings.CutSuffix(e.Name(), ".pack")
+		if !ok || !strings.HasPrefix(base, "pack-") {
+			if base, ok := strings.CutSuffix(e.Name(), ".idx"); ok && strings.HasPrefix(base, "pack-") && !has[base+".pack"] {
+				rep.Damage = append(rep.Damage, Damage{Pack: filepath.Join(dir, base+".pack"), Why: "index without its pack"})
+			}
+			continue
+		}
+		if !has[base+".idx"] {
+			rep.Damage = append(rep.Damage, Damage{Pack: filepath.Join(dir, e.Name()), Why: "pack without its index (git does not read it)"})
+			continue
+		}
+		packs = append(packs, filepath.Join(dir, e.Name()))
+	}
+	return packs, nil
+}
+
+// describeLoose says what is wrong with a broken loose object.
+func describeLoose(b loose.Broken) string {
+	if b.Err != nil {
+		return b.Err.Error()
+	}
+	return "loose object is corrupt"
+}
