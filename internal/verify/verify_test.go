@@ -88,7 +88,7 @@ func TestRepository(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		damage func(t *testing.T, env []string, dir, packPath, idxPath string) object.ID // the object named, or zero
-		whole  string                                                               // the pack's damage, or ""
+		whole  string                                                                    // the pack's damage, or ""
 	}{
 		{"blob", flipObject("blob"), ""},
 		{"tree", flipObject("tree"), ""},
