@@ -76,6 +76,9 @@ func ParseIndex(data []byte, f object.Format) (*Index, error) {
 	return x, nil
 }
 
+// Size returns the bytes of the index file, which Index keeps.
+func (x *Index) Size() int64 { return int64(len(x.data)) }
+
 // Count returns the number of objects in the pack.
 func (x *Index) Count() int { return x.count }
 

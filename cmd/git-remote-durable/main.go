@@ -27,6 +27,10 @@ func main() {
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return mirror.Run(ctx, args[1:], env)
 			})
+		case mirror.VerifyFlag:
+			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
+				return mirror.Run(ctx, args, env)
+			})
 		case mirror.CheckFlag:
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return mirror.Check(ctx, args[1:], env)

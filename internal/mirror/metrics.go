@@ -19,44 +19,6 @@ type metric struct {
 	value      func(r result) (float64, bool)
 }
 
-// oneIf is 1 for true, 0 for false.
-func oneIf(b bool) float64 { return map[bool]float64{true: 1, false: 0}[b] }
-
-var metrics = []metric{
-	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", true, func(r result) (float64, bool) {
-		return oneIf(r.err == nil), true
-	}},
-	{"git_durable_update_durable", "1 if the last update of the mirror succeeded and wrote durably: every remote fetches through durable:: with syncing on.", true, func(r result) (float64, bool) {
-		return oneIf(r.err == nil && r.notDurable == ""), true
-	}},
-	{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", true, func(r result) (float64, bool) {
-		return oneIf(refused(r.err)), true
-	}},
-	{"git_durable_update_skipped", "1 if the last run skipped the mirror, which another update held; its other series are those of the update before.", false, func(r result) (float64, bool) {
-		return oneIf(r.skipped), true
-	}},
-	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", true, func(r result) (float64, bool) {
-		return float64(r.start.Unix()), true
-	}},
-	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", true, func(r result) (float64, bool) {
-		return r.took.Seconds(), true
-	}},
-	{"git_durable_update_objects_written", "Objects the last update wrote.", true, func(r result) (float64, bool) {
-		return float64(r.helper.Written), r.sessions > 0
-	}},
-	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", true, func(r result) (float64, bool) {
-		return float64(r.helper.Repaired), r.sessions > 0
-	}},
-	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", true, func(r result) (float64, bool) {
-		return float64(r.helper.HardwareFlush), r.sessions > 0
-	}},
-}
-
-// lastSuccess names the series that keeps, from run to run, when each
-// mirror was last updated (0: never): an alert on its age catches a
-// mirror that keeps failing.
-const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
-
 // writeMetrics writes the metrics of a run to path in Prometheus' text
 // format (node_exporter's textfile collector reads it), through a
 // temporary file renamed into place: a reader never sees half of it. Every
@@ -65,7 +27,7 @@ const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
 // mirrors' series carry repository too (labelValue). What the last run
 // wrote is carried over by its labels: each mirror's last success, and
 // every series of a mirror this run skipped.
-func writeMetrics(path, label string, repos []target, results []result) error {
+func writeMetrics(path, label string, fam family, repos []target, results []result) error {
 	prev := readMetrics(path)
 	run := "runner=" + quoteLabel(label)
 	var b strings.Builder
@@ -75,7 +37,7 @@ func writeMetrics(path, label string, repos []target, results []result) error {
 	for i, t := range repos {
 		labels[i] = run + ",repository=" + quoteLabel(labelValue(t.dir))
 	}
-	for _, m := range metrics {
+	for _, m := range fam.mirrors {
 		gauge(m.name, m.help)
 		for i, r := range results {
 			if r.skipped && m.keep {
@@ -88,7 +50,7 @@ func writeMetrics(path, label string, repos []target, results []result) error {
 		}
 	}
 	last := map[string]string{}
-	for l, v := range prev[lastSuccess] {
+	for l, v := range prev[fam.last] {
 		if strings.HasPrefix(l, run+",") {
 			last[l] = v
 		}
@@ -107,16 +69,16 @@ func writeMetrics(path, label string, repos []target, results []result) error {
 			last[labels[i]] = "0"
 		}
 	}
-	gauge(lastSuccess, "When the mirror was last updated without error; 0 if it never was.")
+	gauge(fam.last, "When the mirror last passed without error; 0 if it never did.")
 	for _, l := range sortedKeys(last) {
-		sample(lastSuccess, l, last[l])
+		sample(fam.last, l, last[l])
 	}
-	gauge("git_durable_update_failed", "Mirrors whose last update failed.")
-	sample("git_durable_update_failed", run, strconv.Itoa(failed))
-	gauge("git_durable_update_skipped_mirrors", "Mirrors the last run skipped: another update held them.")
-	sample("git_durable_update_skipped_mirrors", run, strconv.Itoa(skipped))
-	gauge("git_durable_run_timestamp_seconds", "When the runner last finished.")
-	sample("git_durable_run_timestamp_seconds", run, strconv.FormatInt(time.Now().Unix(), 10))
+	gauge(fam.failed, "Mirrors that failed in the last run.")
+	sample(fam.failed, run, strconv.Itoa(failed))
+	gauge(fam.skipped, "Mirrors the last run skipped: another run held them.")
+	sample(fam.skipped, run, strconv.Itoa(skipped))
+	gauge(fam.finished, "When the runner last finished.")
+	sample(fam.finished, run, strconv.FormatInt(time.Now().Unix(), 10))
 	return writeFile(path, b.String())
 }
 

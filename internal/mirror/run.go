@@ -44,7 +44,10 @@ its owner (safe.directory) is not touched. Exit 1 if any failed.
   --metrics <file>       write the run's metrics there, in Prometheus' text
                          format (for node_exporter's textfile collector)
   --metrics-label <text> the runner label of the run's series (default: the
-                         <dir>s), one per runner writing in one directory`
+                         <dir>s), one per runner writing in one directory
+  --verify               instead of updating, check every object as git fsck
+                         --full does (git-remote-durable --verify <dir>...)
+  --rate <bytes>         with --verify: read packs at most that fast (k, m, g)`
 
 // options are the runner's settings.
 type options struct {
@@ -59,7 +62,15 @@ type options struct {
 	// convert puts durable:: before the URL of every remote that fetches
 	// without it; with dryRun, the run only says what it would convert.
 	convert, dryRun bool
-	roots           []string
+	// verify checks each repository's objects instead of updating it (and
+	// fetches again by id what it finds broken), reading packs at rate
+	// bytes a second at most (0: as fast as they come).
+	verify bool
+	rate   int64
+	roots  []string
+	// stderr takes progress lines, where terminal says it is one.
+	stderr   io.Writer
+	terminal bool
 }
 
 // parse reads the runner's arguments; a mistake is said on stderr before
@@ -75,6 +86,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.requireDurable, "require-durable", false, "")
 	fs.BoolVar(&o.convert, "convert", false, "")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
+	fs.BoolVar(&o.verify, "verify", false, "")
+	fs.Func("rate", "", func(v string) (err error) { o.rate, err = parseRate(v); return err })
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "error: %v\n", err)
@@ -94,6 +107,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "error: --timeout must be positive")
 	case o.dryRun && !o.convert:
 		fmt.Fprintln(stderr, "error: --dry-run goes with --convert")
+	case o.verify && (o.convert || o.requireDurable):
+		fmt.Fprintln(stderr, "error: --verify updates nothing: --convert and --require-durable go with updates")
 	default:
 		return o, nil
 	}
@@ -107,6 +122,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	if err != nil {
 		return err
 	}
+	o.stderr, o.terminal = env.Stderr, env.IsTerminal
 	repos, err := find(o.roots)
 	if err != nil {
 		return err
@@ -141,7 +157,11 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		return ctx.Err()
 	}
 	if o.metrics != "" && !o.dryRun {
-		if err := writeMetrics(o.metrics, o.label, repos, results); err != nil {
+		fam := updates
+		if o.verify {
+			fam = verifications
+		}
+		if err := writeMetrics(o.metrics, o.label, fam, repos, results); err != nil {
 			fmt.Fprintf(env.Stderr, "error: cannot write the metrics: %v\n", err)
 			return &cli.ExitError{Code: 1}
 		}
@@ -153,7 +173,11 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(env.Stderr, "error: %d of %d repositories failed to update\n", failed, len(repos))
+		what := "update"
+		if o.verify {
+			what = "verify"
+		}
+		fmt.Fprintf(env.Stderr, "error: %d of %d repositories failed to %s\n", failed, len(repos), what)
 		return &cli.ExitError{Code: 1}
 	}
 	return nil

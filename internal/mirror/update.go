@@ -30,6 +30,10 @@ type result struct {
 	// would have, in a dry run).
 	converted []string
 	dry       bool
+	// check is what --verify found, fixed how many objects its repair
+	// put right.
+	check *checked
+	fixed int
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
 	helper   session
@@ -103,6 +107,10 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.verify {
+		o.verifyOne(ctx, t.dir, &r)
+		return r
+	}
 	stats := filepath.Join(t.dir, statsName)
 	remotes, err := o.prepare(ctx, t.dir, stats, booted, &r)
 	if err != nil {

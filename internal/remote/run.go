@@ -123,6 +123,7 @@ func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 const Usage = `git-remote-durable <remote> [<url>]
    or: git-remote-durable --update-mirrors [<options>] <dir>...
    or: git-remote-durable --check [<dir>...]
+   or: git-remote-durable --verify [--rate <bytes>] <dir>...
    or: git-remote-durable --version
 
 git runs it for the URLs durable::<url> and durable://<host>/<path>, which

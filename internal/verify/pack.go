@@ -43,6 +43,11 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 		return 0, damage, err
 	}
 	defer p.f.Close()
+	if opts.Reserve != nil {
+		held := p.idx.Size() + int64(opts.Workers)*2*workerCache
+		opts.Reserve(held)
+		defer opts.Reserve(-held)
+	}
 	crcBad, sound, err := p.stream(ctx, opts)
 	if err != nil {
 		return 0, nil, err

@@ -25,6 +25,12 @@ type Options struct {
 	// Progress, when set, is told of the bytes of packs read and the
 	// objects checked so far, out of their totals, now and then.
 	Progress func(stage string, done, total int64)
+	// Reserve, when set, is told of the memory a pack's check holds (its
+	// index, the workers' caches of delta bases) as it begins, and with a
+	// negative n of its release as it ends: cli.ReserveMemory raises the
+	// soft memory limit by as much, so that the collector does not run
+	// without pause.
+	Reserve func(n int64)
 }
 
 // Damage is a broken copy of an object, or a file that breaks every
