@@ -5,7 +5,7 @@ package mirror
 // (mirrors), each mirror's last success (last), and for the run the
 // mirrors that failed, those skipped, and when it finished.
 type family struct {
-	mirrors                        []metric
+	mirrors                         []metric
 	last, failed, skipped, finished string
 }
 
@@ -16,34 +16,34 @@ var updates = family{
 	last: "git_durable_update_last_success_timestamp_seconds", failed: "git_durable_update_failed",
 	skipped: "git_durable_update_skipped_mirrors", finished: "git_durable_run_timestamp_seconds",
 	mirrors: []metric{
-	{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", true, func(r result) (float64, bool) {
-		return oneIf(r.err == nil), true
-	}},
-	{"git_durable_update_durable", "1 if the last update of the mirror succeeded and wrote durably: every remote fetches through durable:: with syncing on.", true, func(r result) (float64, bool) {
-		return oneIf(r.err == nil && r.notDurable == ""), true
-	}},
-	{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", true, func(r result) (float64, bool) {
-		return oneIf(refused(r.err)), true
-	}},
-	{"git_durable_update_skipped", "1 if the last run skipped the mirror, which another update held; its other series are those of the update before.", false, func(r result) (float64, bool) {
-		return oneIf(r.skipped), true
-	}},
-	{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", true, func(r result) (float64, bool) {
-		return float64(r.start.Unix()), true
-	}},
-	{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", true, func(r result) (float64, bool) {
-		return r.took.Seconds(), true
-	}},
-	{"git_durable_update_objects_written", "Objects the last update wrote.", true, func(r result) (float64, bool) {
-		return float64(r.helper.Written), r.sessions > 0
-	}},
-	{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", true, func(r result) (float64, bool) {
-		return float64(r.helper.Repaired), r.sessions > 0
-	}},
-	{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", true, func(r result) (float64, bool) {
-		return float64(r.helper.HardwareFlush), r.sessions > 0
-	}},
-}}
+		{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", true, func(r result) (float64, bool) {
+			return oneIf(r.err == nil), true
+		}},
+		{"git_durable_update_durable", "1 if the last update of the mirror succeeded and wrote durably: every remote fetches through durable:: with syncing on.", true, func(r result) (float64, bool) {
+			return oneIf(r.err == nil && r.notDurable == ""), true
+		}},
+		{"git_durable_update_refused", "1 if the runner left the mirror untouched: git would not take it as the runner's user's (safe.directory), its .git leads out of the tree, or its lock file is not one.", true, func(r result) (float64, bool) {
+			return oneIf(refused(r.err)), true
+		}},
+		{"git_durable_update_skipped", "1 if the last run skipped the mirror, which another update held; its other series are those of the update before.", false, func(r result) (float64, bool) {
+			return oneIf(r.skipped), true
+		}},
+		{"git_durable_update_last_run_timestamp_seconds", "When the last update of the mirror began.", true, func(r result) (float64, bool) {
+			return float64(r.start.Unix()), true
+		}},
+		{"git_durable_update_duration_seconds", "How long the last update of the mirror took.", true, func(r result) (float64, bool) {
+			return r.took.Seconds(), true
+		}},
+		{"git_durable_update_objects_written", "Objects the last update wrote.", true, func(r result) (float64, bool) {
+			return float64(r.helper.Written), r.sessions > 0
+		}},
+		{"git_durable_update_objects_repaired", "Broken objects the last update replaced.", true, func(r result) (float64, bool) {
+			return float64(r.helper.Repaired), r.sessions > 0
+		}},
+		{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", true, func(r result) (float64, bool) {
+			return float64(r.helper.HardwareFlush), r.sessions > 0
+		}},
+	}}
 
 // verifications are the series of --verify.
 var verifications = family{
