@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
@@ -27,6 +28,8 @@ type packSet struct {
 	path    string
 	f       *os.File
 	size    int64
+	dataEnd int64  // where the entries end: the trailer, or the end of a pack cut short
+	whole   string // what is wrong with the pack's frame (header, trailer), "" if nothing
 	idx     *pack.Index
 	format  object.Format
 	entries []entry // by offset
@@ -48,27 +51,51 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 		opts.Reserve(held)
 		defer opts.Reserve(-held)
 	}
-	crcBad, sound, err := p.stream(ctx, opts)
+	bad, sound, err := p.stream(ctx, opts)
 	if err != nil {
 		return 0, nil, err
 	}
-	if !sound {
-		damage = append(damage, Damage{Pack: path, Why: "pack checksum mismatch"})
+	if !sound && p.whole == "" {
+		p.whole = "pack checksum mismatch"
 	}
-	for i, why := range crcBad {
+	if p.whole != "" {
+		damage = append(damage, Damage{Pack: path, Why: p.whole})
+	}
+	for i, why := range bad {
 		damage = append(damage, Damage{ID: p.idx.ID(i), Pack: path, Why: why})
 	}
-	more, err := p.objects(ctx, crcBad, opts)
+	more, err := p.objects(ctx, bad, opts)
 	if err != nil {
 		return 0, nil, err
 	}
 	return p.idx.Count(), append(damage, more...), nil
 }
 
-// openPack opens the pack at path with its index, and checks what breaks
-// every object of it: an index that does not parse or whose checksum
-// fails, a pack whose header or trailer does not match the index. Those
-// are returned as damage, with a nil packSet.
+// Layout reads the index of the pack at path, checks it, and returns the
+// pack's entries by offset with the index, and what is wrong with the
+// pack's frame (its header, its trailer: "" where nothing is); a pack cut
+// short has entries that end past its end. An index git cannot use is an
+// error.
+func Layout(path string, f object.Format) (*pack.Index, []pack.Span, string, error) {
+	p, damage, err := openPack(path, f)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if p == nil {
+		return nil, nil, "", errors.New(damage[0].Why)
+	}
+	p.f.Close()
+	spans := make([]pack.Span, len(p.entries))
+	for k, e := range p.entries {
+		spans[k] = pack.Span{ID: p.idx.ID(e.i), Start: e.start, End: e.end}
+	}
+	return p.idx, spans, p.whole, nil
+}
+
+// openPack opens the pack at path with its index, and lays it out
+// (frame). An index that does not parse or whose checksum fails breaks
+// every object of the pack: that is returned as damage, with a nil
+// packSet.
 func openPack(path string, f object.Format) (*packSet, []Damage, error) {
 	idxPath := strings.TrimSuffix(path, ".pack") + ".idx"
 	whole := func(why string) (*packSet, []Damage, error) {
@@ -98,7 +125,10 @@ func openPack(path string, f object.Format) (*packSet, []Damage, error) {
 }
 
 // frame reads the pack's header and trailer and lays out its entries from
-// the index; it returns what does not fit, or "".
+// the index: each ends where the next begins, the last before the trailer.
+// A header or trailer that does not match the index is noted (whole) but
+// the entries are still laid out: a pack cut short keeps the entries
+// before the cut. It returns what makes a layout impossible, or "".
 func (p *packSet) frame() string {
 	st, err := p.f.Stat()
 	if err != nil {
@@ -106,55 +136,52 @@ func (p *packSet) frame() string {
 	}
 	p.size = st.Size()
 	hs := int64(p.format.Size())
-	if p.size < pack.HeaderSize+hs {
-		return "pack is too short"
-	}
+	p.dataEnd = p.size - hs
 	var head [pack.HeaderSize]byte
 	trailer := make([]byte, hs)
-	if _, err := p.f.ReadAt(head[:], 0); err != nil {
-		return err.Error()
-	}
-	if _, err := p.f.ReadAt(trailer, p.size-hs); err != nil {
-		return err.Error()
+	p.f.ReadAt(head[:], 0)
+	if p.size >= pack.HeaderSize+hs {
+		p.f.ReadAt(trailer, p.dataEnd)
 	}
 	h, err := pack.ParseHeader(head[:])
 	switch {
 	case err != nil:
-		return "pack header: " + err.Error()
+		p.whole = "pack header: " + err.Error()
 	case int(h.Count) != p.idx.Count():
-		return fmt.Sprintf("pack holds %d objects, its index %d", h.Count, p.idx.Count())
+		p.whole = fmt.Sprintf("pack holds %d objects, its index %d", h.Count, p.idx.Count())
 	case !bytes.Equal(trailer, p.idx.PackChecksum()):
-		return "packfile does not match index (another trailer)"
+		p.whole, p.dataEnd = "packfile does not match index (another trailer: cut short, or overwritten)", p.size
 	}
 	p.entries = make([]entry, p.idx.Count())
 	for i := range p.entries {
 		off, err := p.idx.Offset(i)
-		if err != nil || off < pack.HeaderSize || off >= p.size-hs {
+		if err != nil || off < pack.HeaderSize {
 			return fmt.Sprintf("index names an offset outside the pack for entry %d", i)
 		}
 		p.entries[i] = entry{i: i, start: off}
 	}
 	sort.Slice(p.entries, func(a, b int) bool { return p.entries[a].start < p.entries[b].start })
 	for k := range p.entries {
-		p.entries[k].end = p.size - hs
+		p.entries[k].end = p.dataEnd
 		if k+1 < len(p.entries) {
 			p.entries[k].end = p.entries[k+1].start
 		}
-		if p.entries[k].end <= p.entries[k].start {
+		if p.entries[k].end <= p.entries[k].start && p.entries[k].start < p.dataEnd {
 			return "index names two objects at one offset"
 		}
 	}
 	return ""
 }
 
-// stream reads the pack once from start to end, at the rate opts allows:
-// its checksum against its trailer, and each entry's CRC against the
-// index's. It returns the entries, by index number, whose bytes are not
-// what the index recorded, and whether the checksum matched.
+// stream reads the pack once from start to the end of its entries, at the
+// rate opts allows: its checksum against its trailer, and each entry's CRC
+// against the index's. It returns the entries, by index number, whose
+// bytes are not what the index recorded or lie past the end of the pack,
+// and whether the checksum matched.
 func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string, sound bool, err error) {
 	bad = map[int]string{}
 	sum := p.format.New()
-	r := newLimited(ctx, io.NewSectionReader(p.f, 0, p.size-int64(p.format.Size())), opts.Rate)
+	r := newLimited(ctx, io.NewSectionReader(p.f, 0, p.dataEnd), opts.Rate)
 	buf := make([]byte, 1<<20)
 	var off int64
 	k := 0
@@ -191,7 +218,10 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 			return nil, false, rerr
 		}
 	}
-	return bad, bytes.Equal(sum.Sum(nil), p.idx.PackChecksum()), nil
+	for ; k < len(p.entries); k++ {
+		bad[p.entries[k].i] = fmt.Sprintf("packed object %s is cut off: the pack ends at %d", p.idx.ID(p.entries[k].i), p.size)
+	}
+	return bad, p.whole == "" && bytes.Equal(sum.Sum(nil), p.idx.PackChecksum()), nil
 }
 
 // sumOf is the hash h gives b.
