@@ -108,7 +108,7 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	if o.verify {
-		o.verifyOne(ctx, t.dir, &r)
+		o.verifyOne(ctx, t.dir, f, &r)
 		return r
 	}
 	stats := filepath.Join(t.dir, statsName)

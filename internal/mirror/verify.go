@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,20 +41,33 @@ func (c *checked) broken() int { return len(c.report.Broken()) + len(c.missing) 
 // objects is how many objects the verification read.
 func (c *checked) objects() int { return c.report.PackedObjects + c.report.LooseObjects }
 
-// verifyOne verifies the repository dir, which the runner holds, into r:
-// a note of what it checked, or the failure that names what is broken.
-func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
+// verifyOne verifies the repository dir, which the runner holds by lock,
+// into r, and mends what it finds broken: a note of what it checked (and
+// repaired), or the failure that names what is left broken.
+func (o *options) verifyOne(ctx context.Context, dir string, lock *os.File, r *result) {
 	c, err := o.verifyRepo(ctx, dir, o.stderr, o.terminal)
+	if err == nil {
+		r.check = c
+		if c.broken() == 0 && len(c.report.Damage) == 0 {
+			r.notes = append(r.notes, c.describe())
+			return
+		}
+		var did []string
+		did, err = o.mend(ctx, dir, c, lock)
+		if len(did) > 0 {
+			r.repaired = append([]string{c.describe()}, did...)
+		}
+		if err == nil {
+			r.fixed = c.broken()
+		} else {
+			err = fmt.Errorf("%s; %v", c.describe(), err)
+		}
+	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.err = fmt.Errorf("timed out after %s", o.timeout)
 	case err != nil:
 		r.err = err
-	case c.broken() > 0 || len(c.report.Damage) > 0:
-		r.check, r.err = c, errors.New(c.describe())
-	default:
-		r.check = c
-		r.notes = append(r.notes, c.describe())
 	}
 }
 

@@ -55,7 +55,13 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 		return report.Stats{}, err
 	}
 	defer os.RemoveAll(scratch)
-	alts := append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
+	// The repository's objects are bases for what the answer sends as
+	// deltas on them; not where its packs are damaged (overPacks): the
+	// scratch store would take their copies for good and skip the objects.
+	var alts []string
+	if !h.overPacks {
+		alts = append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
+	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
 	defer all.Close()
 	opts := t.Options(maskWriter{h.errw}, nil)
@@ -77,7 +83,7 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format}) // what the answer brought
 	defer came.Close()
 	res.Existing = 0
-	if res.Written, err = copyAsked(came, t, ids); err != nil {
+	if res.Written, err = copyAsked(came, t, ids, h.overPacks); err != nil {
 		return report.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
@@ -88,9 +94,11 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 }
 
 // copyAsked writes each of ids that the store came holds into t's store,
-// where it is missing or broken there, under one batch of t's policy (a
-// writeout each, one flush after the last), and returns how many it wrote.
-func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, error) {
+// where it is missing or broken there — with overPacks, also where a pack
+// holds it (a damaged copy there is what git's reads then skip) — under
+// one batch of t's policy (a writeout each, one flush after the last), and
+// returns how many it wrote.
+func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID, overPacks bool) (int, error) {
 	written := 0
 	tx := t.Policy.Begin()
 	for _, id := range ids {
@@ -99,8 +107,11 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, er
 			continue // not sent, or a good copy is here already
 		}
 		if err == nil {
-			var need bool
-			if need, err = t.Store.Need(id); need && err == nil {
+			need := overPacks
+			if !need {
+				need, err = t.Store.Need(id)
+			}
+			if need && err == nil {
 				err = t.Store.Write(tx, id, typ, data)
 				written++
 			}

@@ -68,6 +68,9 @@ type helper struct {
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
+	// overPacks makes a heal write loose copies of objects a pack holds
+	// (Refetch: the pack's copies are damaged).
+	overPacks bool
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's

@@ -62,7 +62,7 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 		damage = append(damage, Damage{Pack: path, Why: p.whole})
 	}
 	for i, why := range bad {
-		damage = append(damage, Damage{ID: p.idx.ID(i), Pack: path, Why: why})
+		damage = append(damage, Damage{ID: p.idx.ID(i), Pack: path, Why: why, Own: true})
 	}
 	more, err := p.objects(ctx, bad, opts)
 	if err != nil {
@@ -166,8 +166,11 @@ func (p *packSet) frame() string {
 		if k+1 < len(p.entries) {
 			p.entries[k].end = p.entries[k+1].start
 		}
-		if p.entries[k].end <= p.entries[k].start && p.entries[k].start < p.dataEnd {
-			return "index names two objects at one offset"
+		if p.entries[k].end <= p.entries[k].start {
+			if p.entries[k].start < p.dataEnd {
+				return "index names two objects at one offset"
+			}
+			p.entries[k].end = p.entries[k].start // past the end of a pack cut short
 		}
 	}
 	return ""

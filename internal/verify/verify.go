@@ -44,6 +44,10 @@ type Damage struct {
 	Pack string
 	// Why says what is wrong, in git fsck's words where it has them.
 	Why string
+	// Own reports that the copy's own bytes are bad (a packed entry's CRC,
+	// an entry cut off, a loose file): a good copy of that object mends
+	// it. An object that cannot be read only through a broken base is not.
+	Own bool
 }
 
 // Report is what a verification found.
@@ -100,7 +104,7 @@ func Repository(ctx context.Context, dir string, f object.Format, opts Options) 
 	}
 	rep.LooseObjects = n
 	for _, b := range broken {
-		rep.Damage = append(rep.Damage, Damage{ID: b.ID, Why: describeLoose(b)})
+		rep.Damage = append(rep.Damage, Damage{ID: b.ID, Why: describeLoose(b), Own: true})
 	}
 	return rep, nil
 }

@@ -1,0 +1,225 @@
+package mirror
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/verify"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// packExts are the files of a pack beside its .pack, the .idx first: once
+// it is gone, git no longer reads the pack.
+var packExts = []string{"idx", "pack", "rev", "bitmap", "mtimes", "keep", "promisor"}
+
+// mendPack writes the damaged pack at path again so that it holds no
+// broken copy, and says what it did: where its index is sound, every entry
+// whose bytes are bad (or past the end of a pack cut short) is replaced by
+// the good copy the store now reads (pack.Rewrite), every other entry
+// copied; where its index is not, the index is made again from the pack
+// (reindex). The new pack is durable — its files written out, renamed,
+// flushed under the repository's policy — before the damaged one's files
+// are removed.
+func mendPack(ctx context.Context, r *repo.Repo, path, why string) (string, error) {
+	_, spans, _, err := verify.Layout(path, r.Format)
+	if err != nil {
+		return reindex(ctx, r, path)
+	}
+	t, err := objstore.Open(r, os.Getenv, io.Discard, true)
+	if err != nil {
+		return "", err
+	}
+	defer t.Close()
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	broken := brokenEntries(src, spans, r.Format)
+	tx := t.PackPolicy.Begin()
+	f, err := t.Store.CreatePackTemp(tx, "pack")
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	sum, entries, err := pack.Rewrite(w, src, r.Format, spans, broken, func(id object.ID) (pack.Base, error) {
+		typ, data, err := t.Store.Read(id)
+		return pack.Base{ID: id, Type: typ, Data: data}, err
+	}, t.Settings.PackCompression)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		f.Close()
+		t.Store.FS().Remove(f.Name())
+		return "", err
+	}
+	if err := publishRewritten(tx, t.Store, path, f, sum, entries, r.Format); err != nil {
+		return "", err
+	}
+	if err := tx.End(); err != nil {
+		return "", err
+	}
+	if !samePack(path, sum) {
+		removePack(path)
+	}
+	return fmt.Sprintf("wrote %s again as pack-%s.pack with %d good %s (%s)", filepath.Base(path), hex.EncodeToString(sum),
+		len(broken), plural(len(broken), "copy", "copies"), why), nil
+}
+
+// brokenEntries are the entries of spans whose bytes in src are bad: their
+// CRC (computed again: the verification's says nothing of a pack written
+// since) is not the index's, or they lie past the end of src.
+func brokenEntries(src *os.File, spans []pack.Span, f object.Format) map[object.ID]bool {
+	idx, _ := os.ReadFile(strings.TrimSuffix(src.Name(), ".pack") + ".idx")
+	x, err := pack.ParseIndex(idx, f)
+	broken := map[object.ID]bool{}
+	st, serr := src.Stat()
+	for _, s := range spans {
+		if serr != nil || err != nil || s.End > st.Size() || s.End <= s.Start {
+			broken[s.ID] = true
+			continue
+		}
+		i, _ := x.Find(s.ID)
+		want, ok := x.CRC(i)
+		raw := make([]byte, s.End-s.Start)
+		if _, rerr := src.ReadAt(raw, s.Start); rerr != nil || ok && crc32.ChecksumIEEE(raw) != want {
+			broken[s.ID] = true
+		}
+	}
+	return broken
+}
+
+// publishRewritten publishes the written pack f of checksum sum, with an
+// index of entries and the companions of the pack at old (a reverse
+// index where it had one, its .keep and .promisor with their content),
+// through tx. A pack that comes out as the one it replaces (only its
+// trailer was damaged) takes its place under the same name.
+func publishRewritten(tx *batch.Transaction, store *loose.Store, old string, f batch.File, sum []byte, entries []pack.IndexEntry, format object.Format) error {
+	if samePack(old, sum) {
+		return tx.Commit(f, old)
+	}
+	files := []loose.PackFile{{Ext: "pack", File: f}}
+	fail := func(err error) error {
+		for _, pf := range files {
+			pf.File.Close()
+			store.FS().Remove(pf.File.Name())
+		}
+		return err
+	}
+	pack.SortIndexEntries(entries)
+	add := func(ext string, write func(io.Writer) error) error {
+		g, err := store.CreatePackTemp(tx, ext)
+		if err != nil {
+			return err
+		}
+		files = append(files, loose.PackFile{Ext: ext, File: g})
+		bw := bufio.NewWriter(g)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	base := strings.TrimSuffix(old, ".pack")
+	if err := add("idx", func(w io.Writer) error { _, err := pack.WriteIndex(w, entries, sum, format); return err }); err != nil {
+		return fail(err)
+	}
+	if _, err := os.Stat(base + ".rev"); err == nil {
+		if err := add("rev", func(w io.Writer) error { return pack.WriteReverseIndex(w, entries, sum, format) }); err != nil {
+			return fail(err)
+		}
+	}
+	for _, ext := range []string{"keep", "promisor"} {
+		if b, err := os.ReadFile(base + "." + ext); err == nil {
+			if err := add(ext, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	_, err := store.PublishPack(tx, sum, files)
+	return err
+}
+
+// samePack reports whether the pack at path is named after sum.
+func samePack(path string, sum []byte) bool {
+	return filepath.Base(path) == "pack-"+hex.EncodeToString(sum)+".pack"
+}
+
+// removePack removes the files of the pack at path, its index first.
+func removePack(path string) {
+	base := strings.TrimSuffix(path, ".pack")
+	for _, ext := range packExts {
+		if err := os.Remove(base + "." + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+	}
+}
+
+// reindex makes the index of the pack at path again, from the pack, as git
+// index-pack does, and publishes it durably; a damaged index is removed
+// first (git cannot use it). It fails where the pack itself is damaged:
+// then no index says which objects it held.
+func reindex(ctx context.Context, r *repo.Repo, path string) (string, error) {
+	t, err := objstore.Open(r, os.Getenv, io.Discard, true)
+	if err != nil {
+		return "", err
+	}
+	defer t.Close()
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	idx := strings.TrimSuffix(path, ".pack") + ".idx"
+	if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	res, err := unpack.Run(ctx, src, t.Store, t.Policy, t.Options(io.Discard, &unpack.Keep{}))
+	if err != nil {
+		return "", fmt.Errorf("its index was unusable, and the pack is damaged too (%v): no index says which objects it held", err)
+	}
+	if name := "pack-" + res.Pack + ".pack"; name != filepath.Base(path) {
+		removePack(path) // the pack was another's under this name: the one just published holds it all
+	}
+	return "made the index of " + filepath.Base(path) + " again", nil
+}
+
+// stillBroken reads again every object the verification c found broken,
+// as git would (a good loose copy first), and returns what still cannot
+// be read, as an error; nil where everything reads.
+func stillBroken(r *repo.Repo, c *checked) error {
+	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
+	defer store.Close()
+	var left []object.ID
+	for _, id := range c.report.Broken() {
+		typ, data, err := store.Read(id)
+		if err == nil {
+			var got object.ID
+			if got, err = r.Format.Sum(typ, data); err == nil && got != id {
+				err = errors.New("hash mismatch")
+			}
+		}
+		if err != nil {
+			left = append(left, id)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%d %s still broken after the repair (%s)", len(left), plural(len(left), "object is", "objects are"), describeIDs(left))
+	}
+	return nil
+}

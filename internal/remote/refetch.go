@@ -1,0 +1,63 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/proc"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/object"
+)
+
+// RefetchFlag selects Refetch in git-remote-durable.
+const RefetchFlag = "--refetch"
+
+// refetchUsage is what -h prints after "usage: ".
+const refetchUsage = `git-remote-durable --refetch <url> < <ids>
+
+Fetches again, by id, the objects whose ids come on stdin (one a line)
+from <url> into the repository of the current directory, as loose objects
+written durably, also where a damaged pack holds them; prints the ids it
+could not get. The mirror runner's --verify runs it to repair.`
+
+// Refetch is git-remote-durable --refetch <url>: the repair of what a
+// verification found broken or missing. Each object comes as a heal brings
+// it (heal: exactly the ids asked for, only those written, at most the
+// unpack limit a request, over sessions of their own so that one id the
+// upstream lacks does not keep the others), and is written even where a
+// pack holds it: git reads a good loose copy where a packed one fails. It
+// prints, one a line, the ids it could not fetch, and adds a session line
+// to the statistics file, as a fetch does.
+func Refetch(ctx context.Context, args []string, env proc.Env) error {
+	if len(args) != 1 || args[0] == "-h" {
+		return &cli.UsageError{Usage: refetchUsage}
+	}
+	red := &upstream.Redactor{}
+	h := &helper{ctx: ctx, env: env, red: red, errw: &scrubWriter{w: env.Stderr, r: red}, out: env.Stdout,
+		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, started: time.Now(), op: "fetch", overPacks: true}
+	var ids []object.ID
+	sc := bufio.NewScanner(env.Stdin)
+	for sc.Scan() {
+		id, err := object.ParseID(sc.Text())
+		if err != nil {
+			return fmt.Errorf("not an object id: '%s'", sc.Text())
+		}
+		ids = append(ids, id)
+	}
+	err := sc.Err()
+	if err == nil {
+		err = h.start([]string{"origin", args[0]})
+	}
+	if err == nil && len(ids) > 0 {
+		for _, id := range h.healEach(ids) {
+			fmt.Fprintln(env.Stdout, id)
+		}
+	}
+	h.close()
+	msg, err := h.report(err)
+	h.endSession(err, msg)
+	return err
+}
