@@ -156,13 +156,19 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return o.finish(repos, results, env.Stderr)
+}
+
+// finish writes the run's metrics, if asked, and says how many
+// repositories failed: exit 1 if any did.
+func (o *options) finish(repos []target, results []result, stderr io.Writer) error {
+	fam, what := updates, "update"
+	if o.verify {
+		fam, what = verifications, "verify"
+	}
 	if o.metrics != "" && !o.dryRun {
-		fam := updates
-		if o.verify {
-			fam = verifications
-		}
 		if err := writeMetrics(o.metrics, o.label, fam, repos, results); err != nil {
-			fmt.Fprintf(env.Stderr, "error: cannot write the metrics: %v\n", err)
+			fmt.Fprintf(stderr, "error: cannot write the metrics: %v\n", err)
 			return &cli.ExitError{Code: 1}
 		}
 	}
@@ -173,11 +179,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		}
 	}
 	if failed > 0 {
-		what := "update"
-		if o.verify {
-			what = "verify"
-		}
-		fmt.Fprintf(env.Stderr, "error: %d of %d repositories failed to %s\n", failed, len(repos), what)
+		fmt.Fprintf(stderr, "error: %d of %d repositories failed to %s\n", failed, len(repos), what)
 		return &cli.ExitError{Code: 1}
 	}
 	return nil

@@ -26,3 +26,20 @@
 // Run takes the streams and returns an error, and nothing below it exits, so
 // the loop is tested in memory against upstreams on the local disk.
 package remote
+
+// Usage is what -h and --help print after "usage: ": every mode of
+// git-remote-durable, and its exit codes.
+const Usage = `git-remote-durable <remote> [<url>]
+   or: git-remote-durable --update-mirrors [<options>] <dir>...
+   or: git-remote-durable --check [<dir>...]
+   or: git-remote-durable --verify [--rate <bytes>] <dir>...
+   or: git-remote-durable --version
+
+git runs it for the URLs durable::<url> and durable://<host>/<path>, which
+fetch through it and write every object durably. An operator runs it to
+update every mirror at and under <dir>s (--update-mirrors -h for its
+options) and to say whether fetches there would be durable (--check -h).
+See git-remote-durable(1).
+
+Exit codes: 0 done; 1 a mirror failed, or would not fetch durably
+(--check); 128 a fatal error; 129 a usage error (and -h).`

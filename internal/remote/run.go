@@ -121,23 +121,6 @@ func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 	return err
 }
 
-// Usage is what -h and --help print after "usage: ": every mode of
-// git-remote-durable, and its exit codes.
-const Usage = `git-remote-durable <remote> [<url>]
-   or: git-remote-durable --update-mirrors [<options>] <dir>...
-   or: git-remote-durable --check [<dir>...]
-   or: git-remote-durable --verify [--rate <bytes>] <dir>...
-   or: git-remote-durable --version
-
-git runs it for the URLs durable::<url> and durable://<host>/<path>, which
-fetch through it and write every object durably. An operator runs it to
-update every mirror at and under <dir>s (--update-mirrors -h for its
-options) and to say whether fetches there would be durable (--check -h).
-See git-remote-durable(1).
-
-Exit codes: 0 done; 1 a mirror failed, or would not fetch durably
-(--check); 128 a fatal error; 129 a usage error (and -h).`
-
 // start reads the address from the arguments and checks it.
 func (h *helper) start(args []string) error {
 	if len(args) == 1 && args[0] == "-h" {
