@@ -76,7 +76,11 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string) (string, erro
 		return "", err
 	}
 	if !samePack(path, sum) {
-		removePack(path)
+		// Its files gone for good before the runner says so: a crash would
+		// otherwise bring back a pack that git fsck refuses.
+		if err := removePack(path); err != nil {
+			return "", err
+		}
 	}
 	return fmt.Sprintf("wrote %s again as pack-%s.pack with %d good %s (%s)", filepath.Base(path), hex.EncodeToString(sum),
 		len(broken), plural(len(broken), "copy", "copies"), why), nil
@@ -160,14 +164,21 @@ func samePack(path string, sum []byte) bool {
 	return filepath.Base(path) == "pack-"+hex.EncodeToString(sum)+".pack"
 }
 
-// removePack removes the files of the pack at path, its index first.
-func removePack(path string) {
+// removePack removes the files of the pack at path, its index first, and
+// flushes its directory, so that the removal is durable.
+func removePack(path string) error {
 	base := strings.TrimSuffix(path, ".pack")
 	for _, ext := range packExts {
 		if err := os.Remove(base + "." + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			continue
+			return err
 		}
 	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // reindex makes the index of the pack at path again, from the pack, as git
@@ -194,7 +205,9 @@ func reindex(ctx context.Context, r *repo.Repo, path string) (string, error) {
 		return "", fmt.Errorf("its index was unusable, and the pack is damaged too (%v): no index says which objects it held", err)
 	}
 	if name := "pack-" + res.Pack + ".pack"; name != filepath.Base(path) {
-		removePack(path) // the pack was another's under this name: the one just published holds it all
+		if err := removePack(path); err != nil { // the pack was another's under this name: the one just published holds it all
+			return "", err
+		}
 	}
 	return "made the index of " + filepath.Base(path) + " again", nil
 }
