@@ -1,6 +1,7 @@
 package object
 
 import (
+	"bytes"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -102,5 +103,18 @@ func TestTypes(t *testing.T) {
 	}
 	if _, err := ParseFormat("md5"); err == nil {
 		t.Error("ParseFormat(md5) accepted")
+	}
+}
+
+// TestNewChecksum: the file checksum is the format's hash, as git computes
+// a trailer.
+func TestNewChecksum(t *testing.T) {
+	for _, f := range []Format{SHA1, SHA256} {
+		a, b := f.New(), f.NewChecksum()
+		a.Write([]byte("PACK data"))
+		b.Write([]byte("PACK data"))
+		if !bytes.Equal(a.Sum(nil), b.Sum(nil)) || b.Size() != f.Size() {
+			t.Errorf("%v: %x, %x", f, a.Sum(nil), b.Sum(nil))
+		}
 	}
 }

@@ -31,7 +31,7 @@ func TestRewrite(t *testing.T) {
 		if k+1 < len(entries) {
 			end = entries[k+1].Offset
 		}
-		spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end}
+		spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
 	}
 	src := bytes.NewReader(data)
 	file := pack.NewFile(src, locator(entries), f)
@@ -40,7 +40,7 @@ func TestRewrite(t *testing.T) {
 		return pack.Base{ID: id, Type: typ, Data: d}, err
 	}
 	var same bytes.Buffer
-	if _, _, err := pack.Rewrite(&same, src, f, spans, nil, whole, 1); err != nil {
+	if _, _, n, err := pack.Rewrite(&same, src, f, spans, nil, whole, 1); err != nil || n != 0 {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(same.Bytes(), data) {
@@ -65,9 +65,9 @@ func TestRewrite(t *testing.T) {
 		t.Fatalf("no delta in the pack: %v", broken)
 	}
 	var out bytes.Buffer
-	sum, idx, err := pack.Rewrite(&out, src, f, spans, broken, whole, 1)
-	if err != nil {
-		t.Fatal(err)
+	sum, idx, n, err := pack.Rewrite(&out, src, f, spans, broken, whole, 1)
+	if err != nil || n != len(broken) {
+		t.Fatal(n, err)
 	}
 	if !bytes.Equal(out.Bytes()[out.Len()-f.Size():], sum) || len(idx) != len(spans) {
 		t.Fatalf("trailer %x, %d entries", sum, len(idx))
@@ -83,6 +83,47 @@ func TestRewrite(t *testing.T) {
 		}
 		if id, _ := f.Sum(typ, d); id != e.ID {
 			t.Fatalf("%s reads as %s in the new pack", e.ID, id)
+		}
+	}
+}
+
+// TestRewriteFindsBadBytes: an entry whose bytes are not what its CRC
+// says, and the entries a pack cut short lost, are replaced too, though
+// nobody named them broken; the new pack reads whole.
+func TestRewriteFindsBadBytes(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	f := object.SHA1
+	dir := gittest.Init(t, env, true, "")
+	gittest.History(t, env, dir, 10, 10)
+	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
+	entries := indexEntries(t, data, f)
+	sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
+	good := pack.NewFile(bytes.NewReader(data), locator(entries), f)
+	whole := func(id object.ID) (pack.Base, error) {
+		typ, d, err := good.Object(id)
+		return pack.Base{ID: id, Type: typ, Data: d}, err
+	}
+	spans := make([]pack.Span, len(entries))
+	for k, e := range entries {
+		end := int64(len(data) - f.Size())
+		if k+1 < len(entries) {
+			end = entries[k+1].Offset
+		}
+		spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
+	}
+	damaged := append([]byte(nil), data[:len(data)-300]...) // cut short
+	damaged[spans[2].Start+3] ^= 0x40                       // and a flipped byte
+	var out bytes.Buffer
+	_, idx, n, err := pack.Rewrite(&out, bytes.NewReader(damaged), f, spans, nil, whole, 1)
+	if err != nil || n < 2 {
+		t.Fatalf("%d replaced, %v", n, err)
+	}
+	check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(idx), f)
+	for _, e := range entries {
+		typ, d, err := check.Object(e.ID)
+		if id, _ := f.Sum(typ, d); err != nil || id != e.ID {
+			t.Fatalf("%s in the new pack: %v", e.ID, err)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 		return nil, err
 	}
 	var did []string
-	own, packs := brokenCopies(c.report)
+	own, packs, byPack := brokenCopies(c.report)
 	if len(own) > 0 {
 		left, err := o.refetch(ctx, dir, own)
 		if err != nil {
@@ -46,7 +46,7 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 		did = append(did, fmt.Sprintf("fetched %d %s again", len(own), plural(len(own), "object", "objects")))
 	}
 	for path, why := range packs {
-		what, err := mendPack(ctx, r, path, why)
+		what, err := mendPack(ctx, r, path, why, byPack[path])
 		if err != nil {
 			return did, fmt.Errorf("%s: %v", filepath.Base(path), err)
 		}
@@ -67,21 +67,32 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 }
 
 // brokenCopies sorts what a verification found: the objects whose own
-// copy is broken, to fetch again, and the packs to mend, with why.
-func brokenCopies(rep *verify.Report) ([]object.ID, map[string]string) {
+// copy is broken, to fetch again; the packs to mend, with why; and the
+// broken copies of each.
+func brokenCopies(rep *verify.Report) ([]object.ID, map[string]string, map[string]map[object.ID]bool) {
 	seen := map[object.ID]bool{}
 	var own []object.ID
 	packs := map[string]string{}
+	byPack := map[string]map[object.ID]bool{}
 	for _, d := range rep.Damage {
 		if d.Own && !seen[d.ID] {
 			seen[d.ID] = true
 			own = append(own, d.ID)
 		}
-		if d.Pack != "" && (d.Own || d.ID.IsZero()) && packs[d.Pack] == "" {
+		if d.Pack == "" || !d.Own && !d.ID.IsZero() {
+			continue
+		}
+		if packs[d.Pack] == "" {
 			packs[d.Pack] = d.Why
 		}
+		if d.Own {
+			if byPack[d.Pack] == nil {
+				byPack[d.Pack] = map[object.ID]bool{}
+			}
+			byPack[d.Pack][d.ID] = true
+		}
 	}
-	return own, packs
+	return own, packs, byPack
 }
 
 // refetch runs git-remote-durable --refetch in the repository dir, from

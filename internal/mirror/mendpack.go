@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -29,13 +29,13 @@ var packExts = []string{"idx", "pack", "rev", "bitmap", "mtimes", "keep", "promi
 
 // mendPack writes the damaged pack at path again so that it holds no
 // broken copy, and says what it did: where its index is sound, every entry
-// whose bytes are bad (or past the end of a pack cut short) is replaced by
-// the good copy the store now reads (pack.Rewrite), every other entry
-// copied; where its index is not, the index is made again from the pack
+// of broken, and every other whose bytes are bad (or past the end of a
+// pack cut short), is replaced by the good copy the store now reads
+// (pack.Rewrite), every other entry copied; where its index is not, the index is made again from the pack
 // (reindex). The new pack is durable — its files written out, renamed,
 // flushed under the repository's policy — before the damaged one's files
 // are removed.
-func mendPack(ctx context.Context, r *repo.Repo, path, why string) (string, error) {
+func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[object.ID]bool) (string, error) {
 	_, spans, _, err := verify.Layout(path, r.Format)
 	if err != nil {
 		return reindex(ctx, r, path)
@@ -50,14 +50,19 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string) (string, erro
 		return "", err
 	}
 	defer src.Close()
-	broken := brokenEntries(src, spans, r.Format)
+	// What the rewrite holds per entry (where each moved, its index
+	// entry): without it the collector runs without pause under the soft
+	// limit (48 MiB: 3.3 s instead of 0.8 s for git.git's pack).
+	held := int64(len(spans)) * 160
+	cli.ReserveMemory(held)
+	defer cli.ReserveMemory(-held)
 	tx := t.PackPolicy.Begin()
 	f, err := t.Store.CreatePackTemp(tx, "pack")
 	if err != nil {
 		return "", err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	sum, entries, err := pack.Rewrite(w, src, r.Format, spans, broken, func(id object.ID) (pack.Base, error) {
+	sum, entries, replaced, err := pack.Rewrite(w, src, r.Format, spans, broken, func(id object.ID) (pack.Base, error) {
 		typ, data, err := t.Store.Read(id)
 		return pack.Base{ID: id, Type: typ, Data: data}, err
 	}, t.Settings.PackCompression)
@@ -83,30 +88,7 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string) (string, erro
 		}
 	}
 	return fmt.Sprintf("wrote %s again as pack-%s.pack with %d good %s (%s)", filepath.Base(path), hex.EncodeToString(sum),
-		len(broken), plural(len(broken), "copy", "copies"), why), nil
-}
-
-// brokenEntries are the entries of spans whose bytes in src are bad: their
-// CRC (computed again: the verification's says nothing of a pack written
-// since) is not the index's, or they lie past the end of src.
-func brokenEntries(src *os.File, spans []pack.Span, f object.Format) map[object.ID]bool {
-	idx, _ := os.ReadFile(strings.TrimSuffix(src.Name(), ".pack") + ".idx")
-	x, err := pack.ParseIndex(idx, f)
-	broken := map[object.ID]bool{}
-	st, serr := src.Stat()
-	for _, s := range spans {
-		if serr != nil || err != nil || s.End > st.Size() || s.End <= s.Start {
-			broken[s.ID] = true
-			continue
-		}
-		i, _ := x.Find(s.ID)
-		want, ok := x.CRC(i)
-		raw := make([]byte, s.End-s.Start)
-		if _, rerr := src.ReadAt(raw, s.Start); rerr != nil || ok && crc32.ChecksumIEEE(raw) != want {
-			broken[s.ID] = true
-		}
-	}
-	return broken
+		replaced, plural(replaced, "copy", "copies"), why), nil
 }
 
 // publishRewritten publishes the written pack f of checksum sum, with an

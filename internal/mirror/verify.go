@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/progress"
@@ -53,9 +54,10 @@ func (o *options) verifyOne(ctx context.Context, dir string, lock *os.File, r *r
 			return
 		}
 		var did []string
+		start := time.Now()
 		did, err = o.mend(ctx, dir, c, lock)
 		if len(did) > 0 {
-			r.repaired = append([]string{c.describe()}, did...)
+			r.repaired = append(append([]string{c.describe()}, did...), fmt.Sprintf("the repair took %.1fs", time.Since(start).Seconds()))
 		}
 		if err == nil {
 			r.fixed = c.broken()

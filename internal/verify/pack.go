@@ -87,7 +87,8 @@ func Layout(path string, f object.Format) (*pack.Index, []pack.Span, string, err
 	p.f.Close()
 	spans := make([]pack.Span, len(p.entries))
 	for k, e := range p.entries {
-		spans[k] = pack.Span{ID: p.idx.ID(e.i), Start: e.start, End: e.end}
+		crc, has := p.idx.CRC(e.i)
+		spans[k] = pack.Span{ID: p.idx.ID(e.i), Start: e.start, End: e.end, CRC: crc, HasCRC: has}
 	}
 	return p.idx, spans, p.whole, nil
 }
@@ -109,7 +110,7 @@ func openPack(path string, f object.Format) (*packSet, []Damage, error) {
 	if err != nil {
 		return whole("index file " + idxPath + " is corrupt")
 	}
-	if sum, covered := idx.Checksum(); !bytes.Equal(sumOf(f.New(), covered), sum) {
+	if sum, covered := idx.Checksum(); !bytes.Equal(sumOf(f.NewChecksum(), covered), sum) {
 		return whole("index file " + idxPath + " has a bad checksum")
 	}
 	file, err := os.Open(path)
@@ -183,7 +184,7 @@ func (p *packSet) frame() string {
 // and whether the checksum matched.
 func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string, sound bool, err error) {
 	bad = map[int]string{}
-	sum := p.format.New()
+	sum := p.format.NewChecksum()
 	r := newLimited(ctx, io.NewSectionReader(p.f, 0, p.dataEnd), opts.Rate)
 	buf := make([]byte, 1<<20)
 	var off int64
