@@ -62,7 +62,13 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 	if err != nil {
 		return ids, err
 	}
-	for part := range slices.Chunk(ids, healChunk(limit)) {
+	chunk := healChunk(limit)
+	if h.overPacks {
+		// A repair asks for what a verification found broken: as many
+		// loose objects as that, whatever comes; fewer requests.
+		chunk = refetchChunk
+	}
+	for part := range slices.Chunk(ids, chunk) {
 		if err := h.fetchAgain(up, part); err != nil {
 			return ids, err
 		}
@@ -121,7 +127,9 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	bad := map[object.ID]bool{}
 	for _, id := range ids {
 		if _, _, err := t.Store.Read(id); err != nil {
-			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) {
+			// Where a pack is known damaged (overPacks), its copy fails
+			// in the pack's own words (cut short, not inflating).
+			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) && !h.overPacks {
 				return nil, err
 			}
 			bad[id] = !brokenOnly || errors.Is(err, loose.ErrCorrupt)

@@ -12,6 +12,15 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
+// refetchChunk is how many objects one request of Refetch asks for.
+const refetchChunk = 1000
+
+// refetchRounds bounds how often Refetch asks again for what an answer
+// left out: upload-pack omits a wanted blob that a wanted tree of the
+// same request holds (filter tree:0 marks it seen on the tree's way), and
+// sends it when asked alone.
+const refetchRounds = 8
+
 // RefetchFlag selects Refetch in git-remote-durable.
 const RefetchFlag = "--refetch"
 
@@ -51,8 +60,15 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	if err == nil {
 		err = h.start([]string{"origin", args[0]})
 	}
-	if err == nil && len(ids) > 0 {
-		for _, id := range h.healEach(ids) {
+	for round := 0; err == nil && len(ids) > 0 && round < refetchRounds; round++ {
+		left := h.healEach(ids)
+		if len(left) == len(ids) {
+			break // nothing came: asking again would not help
+		}
+		ids = left
+	}
+	if err == nil {
+		for _, id := range ids {
 			fmt.Fprintln(env.Stdout, id)
 		}
 	}
