@@ -57,6 +57,7 @@ func bench() error {
 	mirrorSpec := flag.String("mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
 	mirrorSteps := flag.Int("mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
 	sweepSizes := flag.String("sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
+	repairRev := flag.String("repair", "", "with -repo, the repair rows on a mirror of that revision: --verify beside git fsck --full, and the repair\nof one damaged object and of a damaged pack of 10,000 objects beside a reclone (\"\" skips them)")
 	gitPath := flag.String("git", "", "the git to measure beside, and to drive the helper (a path; default: git on PATH)")
 	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
 	flag.Parse()
@@ -123,6 +124,11 @@ func bench() error {
 	}
 	if err := realHistory(r, rc); err != nil {
 		return err
+	}
+	if *repairRev != "" && rc.repo != "" {
+		if err := repairRows(r, rc, *repairRev); err != nil {
+			return err
+		}
 	}
 	if *mirrorSpec == "" || rc.repo == "" {
 		return nil
