@@ -111,6 +111,8 @@ func (l *packList) packOf(id object.ID) string {
 	return ""
 }
 
+// read returns id from the first pack whose copy reads; where one fails
+// (a damaged pack), the next that holds the object, as git does.
 func (l *packList) read(id object.ID) (object.Type, []byte, error) {
 	p, err := l.find(id, true)
 	if err != nil {
@@ -119,6 +121,28 @@ func (l *packList) read(id object.ID) (object.Type, []byte, error) {
 	if p == nil {
 		return object.Bad, nil, ErrNotFound
 	}
+	typ, data, first := l.readFrom(p, id)
+	if first == nil {
+		return typ, data, nil
+	}
+	l.mu.Lock()
+	others := make([]*packFile, 0, len(l.packs))
+	for _, o := range l.packs {
+		if _, ok := o.idx.Find(id); ok && o != p {
+			others = append(others, o)
+		}
+	}
+	l.mu.Unlock()
+	for _, o := range others {
+		if typ, data, err := l.readFrom(o, id); err == nil {
+			return typ, data, nil
+		}
+	}
+	return object.Bad, nil, first
+}
+
+// readFrom reads id from the pack p, opening it on first use.
+func (l *packList) readFrom(p *packFile, id object.ID) (object.Type, []byte, error) {
 	p.mu.Lock()
 	if p.rd == nil {
 		f, err := l.store.fs.Open(p.name)

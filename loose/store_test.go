@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -230,4 +231,86 @@ func poisonLoose(objs string, id object.ID, f func([]byte) []byte) {
 	raw, _ := os.ReadFile(path)
 	os.Chmod(path, 0o644)
 	os.WriteFile(path, f(raw), 0o444)
+}
+
+// TestReadPastDamagedPackCopy: where two packs hold an object and one copy
+// is damaged, a read takes the other, whichever pack is looked at first;
+// with both copies damaged the read fails.
+func TestReadPastDamagedPackCopy(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	repo := gittest.Init(t, env, true, "")
+	var ids []string
+	for _, s := range []string{strings.Repeat("the object both packs hold\n", 200), "only in a\n", "only in b\n"} {
+		gittest.WriteFile(t, repo, "x", s)
+		ids = append(ids, strings.TrimSpace(gittest.Git(t, env, repo, "hash-object", "-w", "x")))
+	}
+	var packs []string
+	for _, other := range ids[1:] {
+		out := gittest.GitIn(t, env, repo, []byte(ids[0]+"\n"+other+"\n"), "pack-objects", "-q", filepath.Join(repo, "objects/pack/pack"))
+		packs = append(packs, filepath.Join(repo, "objects/pack/pack-"+strings.TrimSpace(string(out))))
+	}
+	for _, hex := range ids {
+		os.RemoveAll(filepath.Join(repo, "objects", hex[:2]))
+	}
+	id, _ := object.ParseID(ids[0])
+	read := func() error {
+		s := loose.Open(batch.OS, filepath.Join(repo, "objects"), loose.Options{})
+		typ, data, err := s.Read(id)
+		if err == nil && (typ != object.Blob || !strings.HasPrefix(string(data), "the object both")) {
+			t.Fatalf("read back %v %.20q", typ, data)
+		}
+		return err
+	}
+	damage := func(pack string) []byte {
+		good, err := os.ReadFile(pack + ".pack")
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := packOffset(t, env, pack, ids[0])
+		bad := bytes.Clone(good)
+		for i := off + 8; i < off+24; i++ {
+			bad[i] ^= 0x5a
+		}
+		os.Chmod(pack+".pack", 0o644)
+		if err := os.WriteFile(pack+".pack", bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return good
+	}
+	for _, p := range packs {
+		good := damage(p)
+		if err := read(); err != nil {
+			t.Errorf("%s damaged: %v", filepath.Base(p), err)
+		}
+		if err := os.WriteFile(p+".pack", good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage(packs[0])
+	damage(packs[1])
+	if err := read(); err == nil {
+		t.Error("both copies damaged, read succeeded")
+	}
+}
+
+// packOffset returns where hex starts in pack, as its index says.
+func packOffset(t *testing.T, env []string, pack, hex string) int {
+	t.Helper()
+	idx, err := os.ReadFile(pack + ".idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := gittest.GitIn(t, env, "", idx, "show-index")
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[1] == hex {
+			off, err := strconv.Atoi(f[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return off
+		}
+	}
+	t.Fatalf("%s not in %s", hex, pack)
+	return 0
 }

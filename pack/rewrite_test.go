@@ -139,3 +139,30 @@ func (l locator) FindOffset(id object.ID) (int64, bool) {
 	}
 	return 0, false
 }
+
+// TestWriteWhole: a pack of whole objects that git index-pack --strict
+// takes, each object reading as it was.
+func TestWriteWhole(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	f := object.SHA1
+	objs := []pack.Base{{Type: object.Blob, Data: []byte("one\n")}, {Type: object.Blob, Data: bytes.Repeat([]byte("two "), 1000)}}
+	for i := range objs {
+		objs[i].ID, _ = f.Sum(objs[i].Type, objs[i].Data)
+	}
+	var out bytes.Buffer
+	sum, idx, err := pack.WriteWhole(&out, f, len(objs), func(i int) (pack.Base, error) { return objs[i], nil }, 1)
+	if err != nil || len(idx) != 2 || !bytes.Equal(out.Bytes()[out.Len()-20:], sum) {
+		t.Fatal(err)
+	}
+	dir := gittest.Init(t, env, true, "")
+	p := filepath.Join(t.TempDir(), "w.pack")
+	os.WriteFile(p, out.Bytes(), 0o644)
+	gittest.Git(t, env, dir, "index-pack", "--strict", "-o", p+".idx", p)
+	r := pack.NewFile(bytes.NewReader(out.Bytes()), locator(idx), f)
+	for _, o := range objs {
+		if typ, d, err := r.Object(o.ID); err != nil || typ != o.Type || !bytes.Equal(d, o.Data) {
+			t.Fatalf("%s: %v", o.ID, err)
+		}
+	}
+}

@@ -34,8 +34,10 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 	}
 	var did []string
 	own, packs, byPack := brokenCopies(c.report)
+	var fetched []string // the packs the refetch wrote
 	if len(own) > 0 {
-		left, err := o.refetch(ctx, dir, own)
+		left, packs, err := o.refetch(ctx, dir, own)
+		fetched = packs
 		if err != nil {
 			return did, err
 		}
@@ -46,7 +48,7 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 		did = append(did, fmt.Sprintf("fetched %d %s again", len(own), plural(len(own), "object", "objects")))
 	}
 	for path, why := range packs {
-		what, err := mendPack(ctx, r, path, why, byPack[path])
+		what, err := mendPack(ctx, r, path, why, byPack[path], fetched)
 		if err != nil {
 			return did, fmt.Errorf("%s: %v", filepath.Base(path), err)
 		}
@@ -97,19 +99,19 @@ func brokenCopies(rep *verify.Report) ([]object.ID, map[string]string, map[strin
 
 // refetch runs git-remote-durable --refetch in the repository dir, from
 // the URL of its first remote, for ids, and returns those it could not
-// get.
-func (o *options) refetch(ctx context.Context, dir string, ids []object.ID) ([]object.ID, error) {
+// get and the packs it wrote.
+func (o *options) refetch(ctx context.Context, dir string, ids []object.ID) ([]object.ID, []string, error) {
 	rs, err := remotesOf(ctx, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(rs) == 0 {
-		return ids, errors.New("no remote to fetch the broken objects from")
+		return ids, nil, errors.New("no remote to fetch the broken objects from")
 	}
 	url := strings.TrimPrefix(rs[0].url, "durable::")
 	self, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var in bytes.Buffer
 	for _, id := range ids {
@@ -126,15 +128,18 @@ func (o *options) refetch(ctx context.Context, dir string, ids []object.ID) ([]o
 	err = cmd.Run()
 	keepStats(stats)
 	if err != nil {
-		return nil, errors.New(cause(errb.String(), err))
+		return nil, nil, errors.New(cause(errb.String(), err))
 	}
 	var left []object.ID
-	for _, l := range strings.Fields(out.String()) {
-		if id, err := object.ParseID(l); err == nil {
+	var packs []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if p, ok := strings.CutPrefix(l, "pack "); ok {
+			packs = append(packs, p)
+		} else if id, err := object.ParseID(l); err == nil {
 			left = append(left, id)
 		}
 	}
-	return left, nil
+	return left, packs, nil
 }
 
 // openRepo reads where the repository dir keeps its objects, its object

@@ -35,7 +35,7 @@ var packExts = []string{"idx", "pack", "rev", "bitmap", "mtimes", "keep", "promi
 // (reindex). The new pack is durable — its files written out, renamed,
 // flushed under the repository's policy — before the damaged one's files
 // are removed.
-func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[object.ID]bool) (string, error) {
+func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[object.ID]bool, fetched []string) (string, error) {
 	_, spans, _, err := verify.Layout(path, r.Format)
 	if err != nil {
 		return reindex(ctx, r, path)
@@ -62,10 +62,9 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 		return "", err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	sum, entries, replaced, err := pack.Rewrite(w, src, r.Format, spans, broken, func(id object.ID) (pack.Base, error) {
-		typ, data, err := t.Store.Read(id)
-		return pack.Base{ID: id, Type: typ, Data: data}, err
-	}, t.Settings.PackCompression)
+	good, closeGood := goodCopies(t.Store, r.Format, fetched)
+	defer closeGood()
+	sum, entries, replaced, err := pack.Rewrite(w, src, r.Format, spans, broken, good, t.Settings.PackCompression)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -89,6 +88,47 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 	}
 	return fmt.Sprintf("wrote %s again as pack-%s.pack with %d good %s (%s)", filepath.Base(path), hex.EncodeToString(sum),
 		replaced, plural(replaced, "copy", "copies"), why), nil
+}
+
+// goodCopies returns what reads the good copy of an object: from the packs
+// a refetch wrote (fetched), else from the store, its hash checked (a
+// damaged pack's copy may inflate to something else); and what closes the
+// packs it opened.
+func goodCopies(store *loose.Store, f object.Format, fetched []string) (func(object.ID) (pack.Base, error), func()) {
+	var files []*pack.File
+	var opened []*os.File
+	for _, p := range fetched {
+		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
+		x, xerr := pack.ParseIndex(data, f)
+		file, ferr := os.Open(p)
+		if err != nil || xerr != nil || ferr != nil {
+			continue
+		}
+		opened = append(opened, file)
+		files = append(files, pack.NewFile(file, x, f))
+	}
+	read := func(id object.ID) (pack.Base, error) {
+		for _, pf := range files {
+			if typ, data, err := pf.Object(id); err == nil {
+				if got, err := f.Sum(typ, data); err == nil && got == id {
+					return pack.Base{ID: id, Type: typ, Data: data}, nil
+				}
+			}
+		}
+		typ, data, err := store.Read(id)
+		if err == nil {
+			var got object.ID
+			if got, err = f.Sum(typ, data); err == nil && got != id {
+				err = fmt.Errorf("its copy hashes to %s", got)
+			}
+		}
+		return pack.Base{ID: id, Type: typ, Data: data}, err
+	}
+	return read, func() {
+		for _, o := range opened {
+			o.Close()
+		}
+	}
 }
 
 // publishRewritten publishes the written pack f of checksum sum, with an

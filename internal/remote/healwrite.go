@@ -13,6 +13,7 @@ import (
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // healChunk is how many objects one heal request asks for: the unpack
@@ -83,7 +84,15 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format}) // what the answer brought
 	defer came.Close()
 	res.Existing = 0
-	if res.Written, err = copyAsked(came, t, ids, h.overPacks); err != nil {
+	if h.overPacks {
+		var path string
+		if path, res.Written, err = packAsked(came, t, ids); path != "" {
+			h.refetched = append(h.refetched, path)
+		}
+	} else {
+		res.Written, err = copyAsked(came, t, ids)
+	}
+	if err != nil {
 		return report.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
@@ -94,11 +103,9 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 }
 
 // copyAsked writes each of ids that the store came holds into t's store,
-// where it is missing or broken there — with overPacks, also where a pack
-// holds it (a damaged copy there is what git's reads then skip) — under
-// one batch of t's policy (a writeout each, one flush after the last), and
-// returns how many it wrote.
-func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID, overPacks bool) (int, error) {
+// where it is missing or broken there, under one batch of t's policy (a
+// writeout each, one flush after the last), and returns how many it wrote.
+func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, error) {
 	written := 0
 	tx := t.Policy.Begin()
 	for _, id := range ids {
@@ -107,11 +114,8 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID, overPack
 			continue // not sent, or a good copy is here already
 		}
 		if err == nil {
-			need := overPacks
-			if !need {
-				need, err = t.Store.Need(id)
-			}
-			if need && err == nil {
+			var need bool
+			if need, err = t.Store.Need(id); need && err == nil {
 				err = t.Store.Write(tx, id, typ, data)
 				written++
 			}
@@ -122,6 +126,55 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID, overPack
 		}
 	}
 	return written, tx.End()
+}
+
+// packAsked writes each of ids that the store came holds into one pack of
+// t's store, whole objects (pack.WriteWhole), published as a kept pack is:
+// its files written out, renamed, one flush after the last. It returns the
+// pack's path ("" where none came) and how many objects it holds. A repair
+// (Refetch) writes so: one file and one flush for thousands of objects,
+// which git then reads where a damaged pack's copy fails.
+func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string, int, error) {
+	var got []object.ID
+	for _, id := range ids {
+		if ok, err := came.Has(id); err != nil {
+			return "", 0, err
+		} else if ok {
+			got = append(got, id)
+		}
+	}
+	if len(got) == 0 {
+		return "", 0, nil
+	}
+	tx := t.PackPolicy.Begin()
+	f, err := t.Store.CreatePackTemp(tx, "pack")
+	if err != nil {
+		return "", 0, err
+	}
+	files := []loose.PackFile{{Ext: "pack", File: f}}
+	sum, entries, err := pack.WriteWhole(f, t.Repo.Format, len(got), func(i int) (pack.Base, error) {
+		typ, data, err := came.Read(got[i])
+		return pack.Base{ID: got[i], Type: typ, Data: data}, err
+	}, t.Settings.PackCompression)
+	if err == nil {
+		var g batch.File
+		if g, err = t.Store.CreatePackTemp(tx, "idx"); err == nil {
+			files = append(files, loose.PackFile{Ext: "idx", File: g})
+			pack.SortIndexEntries(entries)
+			_, err = pack.WriteIndex(g, entries, sum, t.Repo.Format)
+		}
+	}
+	if err != nil {
+		for _, pf := range files {
+			pf.File.Close()
+			t.Store.FS().Remove(pf.File.Name())
+		}
+		return "", 0, err
+	}
+	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+		return "", 0, err
+	}
+	return t.Store.PackPath(sum, "pack"), len(got), tx.End()
 }
 
 // plural is one or many, by n.

@@ -13,7 +13,7 @@ import (
 )
 
 // refetchChunk is how many objects one request of Refetch asks for.
-const refetchChunk = 1000
+const refetchChunk = 10000
 
 // refetchRounds bounds how often Refetch asks again for what an answer
 // left out: upload-pack omits a wanted blob that a wanted tree of the
@@ -28,18 +28,20 @@ const RefetchFlag = "--refetch"
 const refetchUsage = `git-remote-durable --refetch <url> < <ids>
 
 Fetches again, by id, the objects whose ids come on stdin (one a line)
-from <url> into the repository of the current directory, as loose objects
-written durably, also where a damaged pack holds them; prints the ids it
-could not get. The mirror runner's --verify runs it to repair.`
+from <url> into the repository of the current directory, into packs of
+their own written durably, also where a damaged pack holds them; prints
+the ids it could not get, then "pack <path>" for each pack it wrote. The
+mirror runner's --verify runs it to repair.`
 
 // Refetch is git-remote-durable --refetch <url>: the repair of what a
 // verification found broken or missing. Each object comes as a heal brings
-// it (heal: exactly the ids asked for, only those written, at most the
-// unpack limit a request, over sessions of their own so that one id the
-// upstream lacks does not keep the others), and is written even where a
-// pack holds it: git reads a good loose copy where a packed one fails. It
-// prints, one a line, the ids it could not fetch, and adds a session line
-// to the statistics file, as a fetch does.
+// it (heal: exactly the ids asked for, only those written, over sessions
+// of their own so that one id the upstream lacks does not keep the others),
+// and is written even where a pack holds it, into a pack of its own per
+// request (one flush for thousands): git reads that copy where a damaged
+// pack's fails. It prints, one a line, the ids it could not fetch, then
+// "pack <path>" for each pack it wrote, and adds a session line to the
+// statistics file, as a fetch does.
 func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	if len(args) != 1 || args[0] == "-h" {
 		return &cli.UsageError{Usage: refetchUsage}
@@ -70,6 +72,9 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	if err == nil {
 		for _, id := range ids {
 			fmt.Fprintln(env.Stdout, id)
+		}
+		for _, p := range h.refetched {
+			fmt.Fprintln(env.Stdout, "pack "+p)
 		}
 	}
 	h.close()

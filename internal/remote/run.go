@@ -68,9 +68,11 @@ type helper struct {
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
-	// overPacks makes a heal write loose copies of objects a pack holds
-	// (Refetch: the pack's copies are damaged).
+	// overPacks makes a heal write what it fetched into a pack of its own,
+	// also objects a pack holds (Refetch: the pack's copies are damaged);
+	// refetched are the paths of those packs.
 	overPacks bool
+	refetched []string
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
