@@ -21,11 +21,11 @@ const readmeUser = "gd-readme-test"
 // the test's directory (/usr/local, /srv/git, /var/lib/git-durable,
 // node_exporter's textfile directory, /etc), its user "git" a user the test
 // creates, its upstream a local one, and systemd's start of the service
-// done by hand: the service's ExecStart, as its User= with its
+// done by hand: each service's ExecStart, as its User= with its
 // Environment= and systemd's PATH, which holds no helper. systemd-analyze
 // verifies the unit and the timer, logrotate -d the rotation, and
-// node_exporter's textfile collector scrapes what the service wrote: the
-// mirror updated durably, with no error of the collector.
+// node_exporter's textfile collector scrapes what the services wrote: the
+// mirror updated durably and verified, with no error of the collector.
 func TestOperatorReadme(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("creating the mirrors' user needs root")
@@ -103,6 +103,11 @@ func TestOperatorReadme(t *testing.T) {
 			t.Fatalf("run %d of the service:\n%s", i+1, c)
 		}
 	}
+	verifyUnit := filepath.Join(host, "etc/systemd/system/git-durable-verify.service")
+	rewriteFile(t, verifyUnit, move)
+	if c := startService(t, readService(t, verifyUnit)); !strings.Contains(c, mirror+" ok ") || !strings.Contains(c, "(verified ") {
+		t.Errorf("the verification service:\n%s", c)
+	}
 	gittest.Git(t, env, "", "config", "--global", "--add", "safe.directory", mirror) // the test's git reads the user's mirror
 	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {
 		t.Errorf("the mirror\n%s\nthe upstream\n%s", a, b)
@@ -112,12 +117,13 @@ func TestOperatorReadme(t *testing.T) {
 	scraped := func(name string) string {
 		return name + `{repository="` + mirror + `",runner="` + filepath.Join(host, "srv/git") + `"} 1` + "\n"
 	}
-	for _, want := range []string{scraped("git_durable_update_durable"), scraped("git_durable_update_success")} {
+	for _, want := range []string{scraped("git_durable_update_durable"), scraped("git_durable_update_success"), scraped("git_durable_verify_success")} {
 		if !strings.Contains(scrape, want) {
 			t.Errorf("the scrape lacks %q:\n%s", want, scrape)
 		}
 	}
 	verifyUnits(t, unit)
+	verifyUnits(t, verifyUnit)
 	checkLogrotate(t, filepath.Join(host, "etc/logrotate.d/git-durable"), service.env["GIT_REMOTE_DURABLE_STATS"])
 }
 
