@@ -81,18 +81,8 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	if err = h.runErr(p, t, res, err); err != nil {
 		return report.Stats{}, err
 	}
-	came := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format}) // what the answer brought
-	defer came.Close()
 	res.Existing = 0
-	if h.overPacks {
-		var path string
-		if path, res.Written, err = packAsked(came, t, ids); path != "" {
-			h.refetched = append(h.refetched, path)
-		}
-	} else {
-		res.Written, err = copyAsked(came, t, ids)
-	}
-	if err != nil {
+	if res.Written, err = h.keepAsked(scratch, r.Format, t, ids); err != nil {
 		return report.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
@@ -100,6 +90,23 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
 	}
 	return t.Stats(res), nil
+}
+
+// keepAsked writes what of ids the answer brought into scratch into the
+// repository: as one pack where a repair asked (overPacks, the pack's
+// path noted for its caller), else as loose objects. It returns how many
+// it wrote.
+func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session, ids []object.ID) (int, error) {
+	came := loose.Open(batch.OS, scratch, loose.Options{Format: f})
+	defer came.Close()
+	if !h.overPacks {
+		return copyAsked(came, t, ids)
+	}
+	path, n, err := packAsked(came, t, ids)
+	if path != "" {
+		h.refetched = append(h.refetched, path)
+	}
+	return n, err
 }
 
 // copyAsked writes each of ids that the store came holds into t's store,
