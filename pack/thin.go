@@ -1,12 +1,7 @@
 package pack
 
 import (
-	"bufio"
-	"bytes"
-	"hash/crc32"
 	"io"
-
-	"github.com/klauspost/compress/zlib"
 
 	"github.com/git-durable/git-durable/object"
 )
@@ -35,42 +30,25 @@ func Complete(w io.Writer, src io.ReaderAt, size int64, f object.Format, ids []o
 		return nil, nil, err
 	}
 	hdr.Count += uint32(len(ids))
-	h := f.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<20)
-	bw.Write(AppendHeader(nil, hdr))
-	body := size - HeaderSize - int64(f.Size())
-	if _, err := io.Copy(bw, io.NewSectionReader(src, HeaderSize, body)); err != nil {
-		return nil, nil, err
-	}
-	off := HeaderSize + body
-	var added []IndexEntry
-	var entry bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&entry, level)
+	a, err := newAppender(w, f.New(), level)
 	if err != nil {
 		return nil, nil, err
 	}
+	a.bw.Write(AppendHeader(nil, hdr))
+	body := size - HeaderSize - int64(f.Size())
+	if _, err := io.Copy(a.bw, io.NewSectionReader(src, HeaderSize, body)); err != nil {
+		return nil, nil, err
+	}
+	a.off = HeaderSize + body
 	for _, id := range ids {
 		b, err := base(id)
 		if err != nil {
 			return nil, nil, err
 		}
-		entry.Reset()
-		entry.Write(AppendEntryHeader(nil, b.Type, int64(len(b.Data))))
-		zw.Reset(&entry)
-		zw.Write(b.Data)
-		if err := zw.Close(); err != nil {
+		b.ID = id // the entry is indexed under the id asked for
+		if err := a.add(b); err != nil {
 			return nil, nil, err
 		}
-		added = append(added, IndexEntry{ID: id, Offset: off, CRC32: crc32.ChecksumIEEE(entry.Bytes())})
-		bw.Write(entry.Bytes())
-		off += int64(entry.Len())
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, nil, err
-	}
-	sum := h.Sum(nil)
-	if _, err := w.Write(sum); err != nil {
-		return nil, nil, err
-	}
-	return sum, added, nil
+	return a.finish()
 }
