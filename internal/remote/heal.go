@@ -58,7 +58,7 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 	if err != nil {
 		return ids, err
 	}
-	limit, err := unpackLimit(r.Config)
+	limit, err := UnpackLimit(r.Config)
 	if err != nil {
 		return ids, err
 	}

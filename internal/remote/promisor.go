@@ -29,7 +29,7 @@ const gitUnpackLimit = 100
 // .promisor is index-pack's, empty.
 func (h *helper) promisorText(in io.Reader, c repo.Config) (io.Reader, string, error) {
 	hdr, in, herr := pack.PeekHeader(in)
-	limit, err := unpackLimitOr(c, gitUnpackLimit)
+	limit, err := UnpackLimit(c)
 	if err != nil {
 		return nil, "", err
 	}

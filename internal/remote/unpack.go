@@ -84,7 +84,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 
 // checks are the unpack limit and the fsck options of a fetch into r.
 func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err error) {
-	limit, err = unpackLimit(r.Config)
+	limit, err = UnpackLimit(r.Config)
 	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
 		limit = 0 // a clone keeps its pack, as git's does
 	}
@@ -128,21 +128,13 @@ func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, er
 	return nil
 }
 
-// unpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's
-// default (100): a fetch of at least that many objects is kept as a pack,
-// as git keeps it, so that a mirror holds as many files as git's and
-// serves a clone as fast; smaller ones are exploded. 0 (as in git) keeps
-// every pack. A clone keeps its pack whatever its size, as git's does,
-// unless one of the settings is set.
-func unpackLimit(c repo.Config) (uint32, error) { return unpackLimitOr(c, gitUnpackLimit) }
-
-// UnpackLimit is the unpack limit the helper applies in a repository of
-// configuration c: from a fetch of that many objects on, the pack is kept
-// (0: every pack).
-func UnpackLimit(c repo.Config) (uint32, error) { return unpackLimit(c) }
-
-// unpackLimitOr is unpackLimit with def as the default.
-func unpackLimitOr(c repo.Config, def uint32) (uint32, error) {
+// UnpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's
+// default (100), in a repository of configuration c: a fetch of at least
+// that many objects is kept as a pack, as git keeps it, so that a mirror
+// holds as many files as git's and serves a clone as fast; smaller ones
+// are exploded. 0 (as in git) keeps every pack. A clone keeps its pack
+// whatever its size, as git's does, unless one of the settings is set.
+func UnpackLimit(c repo.Config) (uint32, error) {
 	for _, key := range []string{"fetch.unpackLimit", "transfer.unpackLimit"} {
 		if c.Has(key) {
 			v, err := c.Int(key, 0)
@@ -152,7 +144,7 @@ func unpackLimitOr(c repo.Config, def uint32) (uint32, error) {
 			return uint32(max(v, 0)), nil
 		}
 	}
-	return def, nil
+	return gitUnpackLimit, nil
 }
 
 // keepMessage is what git's fetch-pack writes into the .keep of a pack it
