@@ -18,12 +18,13 @@ import (
 // pack through the transaction (.keep, .promisor, .pack, .rev, then the .idx
 // that makes it visible). It returns the pack's checksum and the .keep it published.
 func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, err error) {
-	file, sum, entries, err := d.flushed(size, keep.Compression)
+	w, err := d.flushed(size, keep.Compression)
 	if err != nil {
 		return nil, "", err
 	}
-	files := []loose.PackFile{{Ext: "pack", File: file}}
-	files, err = d.indexFiles(files, sum, entries, keep)
+	sum = w.sum
+	files := []loose.PackFile{{Ext: "pack", File: w.file}}
+	files, err = d.indexFiles(files, sum, w.entries, keep)
 	if err != nil {
 		// Until PublishPack takes them over, a failure removes every file.
 		for _, f := range files {
@@ -42,10 +43,18 @@ func (d *packDest) finish(size int64, keep *Keep) (sum []byte, keepPath string, 
 	return sum, keepPath, nil
 }
 
+// written is a pack file written in full: the file, its checksum and the
+// index entries of what it holds (or, from complete, of what was added).
+type written struct {
+	file    batch.File
+	sum     []byte
+	entries []pack.IndexEntry
+}
+
 // flushed flushes the received pack and returns the pack to publish (the
-// received one, or a new one completed with a thin pack's bases), its
-// checksum and its sorted index entries.
-func (d *packDest) flushed(size int64, level int) (batch.File, []byte, []pack.IndexEntry, error) {
+// received one, or a new one completed with a thin pack's bases) with its
+// sorted index entries.
+func (d *packDest) flushed(size int64, level int) (written, error) {
 	d.mu.Lock()
 	if d.err == nil {
 		d.err = packWriteErr("pack", loose.StageWrite, d.file.Name(), d.buf.Flush())
@@ -54,31 +63,30 @@ func (d *packDest) flushed(size int64, level int) (batch.File, []byte, []pack.In
 	d.mu.Unlock()
 	if err != nil {
 		d.discard()
-		return nil, nil, nil, err
+		return written{}, err
 	}
 	thin := d.entries.thinBases()
 	entries := d.entries.takeIndexEntries()
-	var file batch.File
-	var sum []byte
+	var w written
 	if len(thin) == 0 {
-		file, sum = d.file, make([]byte, d.fmt.Size())
-		_, err = d.in.ReadAt(sum, size-int64(len(sum)))
+		w.file, w.sum = d.file, make([]byte, d.fmt.Size())
+		_, err = d.in.ReadAt(w.sum, size-int64(len(w.sum)))
 		d.in.Close()
 		if err != nil {
 			d.discard()
-			return nil, nil, nil, err
+			return written{}, err
 		}
 	} else {
-		var added []pack.IndexEntry
-		file, sum, added, err = d.complete(size, thin, level)
-		entries = append(entries, added...)
+		w, err = d.complete(size, thin, level)
 		d.discard() // the received pack; complete removed its own file on failure
 		if err != nil {
-			return nil, nil, nil, err
+			return written{}, err
 		}
+		entries = append(entries, w.entries...)
 	}
-	pack.SortIndexEntries(entries)
-	return file, sum, entries, nil
+	w.entries = entries
+	pack.SortIndexEntries(w.entries)
+	return w, nil
 }
 
 // indexed is one file written beside a pack: its extension and its
@@ -166,10 +174,10 @@ func publishErr(err error) error {
 // complete writes a new temporary pack: the received one completed with
 // the missing bases of its REF_DELTAs, read from the store (pack.Complete,
 // git index-pack --fix-thin).
-func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.File, []byte, []pack.IndexEntry, error) {
+func (d *packDest) complete(size int64, bases []object.ID, level int) (written, error) {
 	f, err := d.store.CreatePackTemp(d.tx, "pack")
 	if err != nil {
-		return nil, nil, nil, createErr(d.store, "pack", err)
+		return written{}, createErr(d.store, "pack", err)
 	}
 	sum, added, err := pack.Complete(f, d.in, size, d.fmt, bases, func(id object.ID) (pack.Base, error) {
 		typ, data, err := d.store.Read(id)
@@ -185,9 +193,9 @@ func (d *packDest) complete(size int64, bases []object.ID, level int) (batch.Fil
 		if errors.As(err, &pe) && pe.Op == "write" {
 			err = packWriteErr("pack", loose.StageWrite, f.Name(), err)
 		}
-		return nil, nil, nil, err
+		return written{}, err
 	}
-	return f, sum, added, nil
+	return written{file: f, sum: sum, entries: added}, nil
 }
 
 // writeErr passes writes on to w and keeps the first error w gave, to tell
