@@ -13,7 +13,6 @@ import (
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
-	"github.com/git-durable/git-durable/pack"
 )
 
 // healChunk is how many objects one heal request asks for: the unpack
@@ -67,17 +66,16 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	defer all.Close()
 	opts := t.Options(maskWriter{h.errw}, nil)
 	opts.Strict = strict
-	want := make(map[object.ID]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
 	var extra atomic.Int64
-	opts.Object = func(id object.ID, _ object.Type, _ []byte) {
-		if !want[id] {
-			extra.Add(1)
-		}
+	opts.Object = countUnasked(ids, &extra)
+	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
+	if h.overPacks {
+		// A repair's answer is kept whole in the scratch directory: no
+		// loose file per object, and where it holds only what was asked
+		// it is published as it came (packAnswer).
+		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: t.Settings.PackCompression}, scratchPolicy
 	}
-	res, err := unpack.Run(h.ctx, p, all, batch.New(batch.OS, scratch, batch.Options{Method: batch.None}), opts)
+	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
 	if err = h.runErr(p, t, res, err); err != nil {
 		return report.Stats{}, err
 	}
@@ -92,6 +90,20 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	return t.Stats(res), nil
 }
 
+// countUnasked returns an unpack's Object callback that counts in n the
+// objects that are not of ids.
+func countUnasked(ids []object.ID, n *atomic.Int64) func(object.ID, object.Type, []byte) {
+	want := make(map[object.ID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	return func(id object.ID, _ object.Type, _ []byte) {
+		if !want[id] {
+			n.Add(1)
+		}
+	}
+}
+
 // keepAsked writes what of ids the answer brought into scratch into the
 // repository: as one pack where a repair asked (overPacks, the pack's
 // path noted for its caller), else as loose objects. It returns how many
@@ -102,9 +114,15 @@ func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session,
 	if !h.overPacks {
 		return copyAsked(came, t, ids)
 	}
-	path, n, err := packAsked(came, t, ids)
+	path, n, err := packAnswer(scratch, t, ids)
+	if path == "" && err == nil {
+		path, n, err = packAsked(came, t, ids)
+	}
 	if path != "" {
 		h.refetched = append(h.refetched, path)
+	}
+	if err == nil && n < len(ids) {
+		h.learnFrom(came, f, ids) // to ask for the rest in a better order
 	}
 	return n, err
 }
@@ -133,55 +151,6 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, er
 		}
 	}
 	return written, tx.End()
-}
-
-// packAsked writes each of ids that the store came holds into one pack of
-// t's store, whole objects (pack.WriteWhole), published as a kept pack is:
-// its files written out, renamed, one flush after the last. It returns the
-// pack's path ("" where none came) and how many objects it holds. A repair
-// (Refetch) writes so: one file and one flush for thousands of objects,
-// which git then reads where a damaged pack's copy fails.
-func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string, int, error) {
-	var got []object.ID
-	for _, id := range ids {
-		if ok, err := came.Has(id); err != nil {
-			return "", 0, err
-		} else if ok {
-			got = append(got, id)
-		}
-	}
-	if len(got) == 0 {
-		return "", 0, nil
-	}
-	tx := t.PackPolicy.Begin()
-	f, err := t.Store.CreatePackTemp(tx, "pack")
-	if err != nil {
-		return "", 0, err
-	}
-	files := []loose.PackFile{{Ext: "pack", File: f}}
-	sum, entries, err := pack.WriteWhole(f, t.Repo.Format, len(got), func(i int) (pack.Base, error) {
-		typ, data, err := came.Read(got[i])
-		return pack.Base{ID: got[i], Type: typ, Data: data}, err
-	}, t.Settings.PackCompression)
-	if err == nil {
-		var g batch.File
-		if g, err = t.Store.CreatePackTemp(tx, "idx"); err == nil {
-			files = append(files, loose.PackFile{Ext: "idx", File: g})
-			pack.SortIndexEntries(entries)
-			_, err = pack.WriteIndex(g, entries, sum, t.Repo.Format)
-		}
-	}
-	if err != nil {
-		for _, pf := range files {
-			pf.File.Close()
-			t.Store.FS().Remove(pf.File.Name())
-		}
-		return "", 0, err
-	}
-	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
-		return "", 0, err
-	}
-	return t.Store.PackPath(sum, "pack"), len(got), tx.End()
 }
 
 // plural is one or many, by n.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
@@ -63,7 +64,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 		err = h.start([]string{"origin", args[0]})
 	}
 	for round := 0; err == nil && len(ids) > 0 && round < refetchRounds; round++ {
-		left := h.healEach(ids)
+		left := h.healEach(h.askOrder(ids))
 		if len(left) == len(ids) {
 			break // nothing came: asking again would not help
 		}
@@ -81,4 +82,27 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	msg, err := h.report(err)
 	h.endSession(err, msg)
 	return err
+}
+
+// askOrder orders ids for a request: first those the objects fetched so
+// far name as blobs, then those of unknown type, then trees, then the
+// rest. upload-pack walks the wants in the order they come, and its filter
+// hides a wanted object behind a wanted tree that holds it when it walks
+// the tree first; so ordered, what an answer left out comes in one more
+// request, not in one per level of the trees that hold it.
+func (h *helper) askOrder(ids []object.ID) []object.ID {
+	rank := func(id object.ID) int {
+		switch t, ok := h.linked[id]; {
+		case !ok:
+			return 1
+		case t == object.Blob:
+			return 0
+		case t == object.Tree:
+			return 2
+		}
+		return 3
+	}
+	out := slices.Clone(ids)
+	slices.SortStableFunc(out, func(a, b object.ID) int { return rank(a) - rank(b) })
+	return out
 }

@@ -73,6 +73,10 @@ type helper struct {
 	// refetched are the paths of those packs.
 	overPacks bool
 	refetched []string
+	// linked is the type of each object that what a repair fetched names
+	// (a tree's entries, a commit's tree and parents): Refetch orders what
+	// it asks again by it.
+	linked map[object.ID]object.Type
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -102,5 +103,36 @@ func TestFetchOnly(t *testing.T) {
 		if len(p.Shallow)+len(p.Theirs)+len(p.Unshallow) != 0 || stderr.Len() != 0 {
 			t.Errorf("%s: %+v, stderr %q", tc.caps, p, stderr.String())
 		}
+	}
+}
+
+// TestFetchOnlyInOrder: a fetch of exactly the wants sends them in the
+// order asked (go-git would sort them), each once.
+func TestFetchOnlyInOrder(t *testing.T) {
+	hexes := []string{strings.Repeat("f", 40), strings.Repeat("1", 40), strings.Repeat("a", 40)}
+	var wants []object.ID
+	for _, h := range hexes {
+		id, _ := object.ParseID(h)
+		wants = append(wants, id)
+	}
+	w := &recorder{answer: pktsV2("packfile\n", "")}
+	u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: io.Discard}}, w: w}
+	var err error
+	if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch=shallow filter\n", ""))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Fetch(&FetchRequest{Wants: wants, Only: true}); err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for _, h := range hexes {
+		i := strings.Index(w.sent, "want "+h+"\n")
+		if i <= at || strings.Count(w.sent, "want "+h) != 1 {
+			t.Fatalf("want %s out of order or not once in %q", h, w.sent)
+		}
+		at = i
+	}
+	if !strings.Contains(w.sent, "deepen 1\n") || !strings.Contains(w.sent, "filter tree:0\n") || !strings.Contains(w.sent, "done\n") {
+		t.Errorf("request %q", w.sent)
 	}
 }

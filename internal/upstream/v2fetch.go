@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
@@ -21,37 +22,11 @@ import (
 // "filter"), and returns the answer once the sections before the pack are
 // read.
 func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
-	a := u.v2
-	args := &packp.FetchArgs{
-		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
-		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
+	args, err := u.fetchArgsV2(req)
+	if err != nil {
+		return nil, err
 	}
-	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes
-	// every deepening argument.
-	if len(req.Shallows) > 0 || req.deepen() {
-		if !a.feature("fetch", "shallow") {
-			return nil, errors.New("Server does not support shallow requests")
-		}
-		args.Shallows = hashes(req.Shallows, a.format)
-		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
-		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
-	}
-	if req.Only {
-		if a.feature("fetch", "shallow") {
-			args.Deepen = 1
-		}
-		if a.feature("fetch", "filter") {
-			args.Filter = packp.Filter("tree:0")
-		}
-	}
-	switch {
-	case req.Filter == "":
-	case a.feature("fetch", "filter"):
-		args.Filter = packp.Filter(req.Filter)
-	default:
-		u.r.warn(filterIgnored)
-	}
-	body, err := a.command("fetch", args)
+	body, err := u.v2.command("fetch", args)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +35,7 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 		return nil, err
 	}
 	p := &Pack{w: u.w}
-	if err := p.readSections(in, a.format); err != nil {
+	if err := p.readSections(in, u.v2.format); err != nil {
 		if err = u.w.fail(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
@@ -151,4 +126,67 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 // specialName names a packet without a payload.
 func specialName(special int) string {
 	return [...]string{flushPkt: "flush", delimPkt: "delim", endPkt: "response-end"}[special]
+}
+
+// fetchArgsV2 is the arguments of req's v2 fetch command.
+func (u *Upload) fetchArgsV2(req *FetchRequest) (packp.CommandArgs, error) {
+	a := u.v2
+	args := &packp.FetchArgs{
+		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
+		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
+	}
+	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes
+	// every deepening argument.
+	if len(req.Shallows) > 0 || req.deepen() {
+		if !a.feature("fetch", "shallow") {
+			return nil, errors.New("Server does not support shallow requests")
+		}
+		args.Shallows = hashes(req.Shallows, a.format)
+		args.Deepen, args.DeepenRelative = req.Depth, req.DeepenRelative
+		args.DeepenSince, args.DeepenNot = req.DeepenSince, req.DeepenNot
+	}
+	if req.Only {
+		if a.feature("fetch", "shallow") {
+			args.Deepen = 1
+		}
+		if a.feature("fetch", "filter") {
+			args.Filter = packp.Filter("tree:0")
+		}
+	}
+	switch {
+	case req.Filter == "":
+	case a.feature("fetch", "filter"):
+		args.Filter = packp.Filter(req.Filter)
+	default:
+		u.r.warn(filterIgnored)
+	}
+	if req.Only {
+		return inOrder{args}, nil
+	}
+	return args, nil
+}
+
+// inOrder encodes a fetch's arguments with the wants in the order asked,
+// where go-git sorts them: upload-pack walks them in that order, and its
+// filter hides a wanted object behind a wanted tree that holds it when it
+// walks the tree first (Refetch orders its wants against that). The wants
+// after the first follow the other arguments, which v2 takes in any order.
+type inOrder struct{ *packp.FetchArgs }
+
+// Encode writes the arguments.
+func (o inOrder) Encode(w io.Writer) error {
+	if len(o.Wants) == 0 {
+		return o.FetchArgs.Encode(w) // refused there
+	}
+	first := *o.FetchArgs
+	first.Wants = o.Wants[:1]
+	if err := first.Encode(w); err != nil {
+		return err
+	}
+	for _, h := range o.Wants[1:] {
+		if _, err := pktline.Writef(w, "want %s\n", h); err != nil {
+			return err
+		}
+	}
+	return nil
 }

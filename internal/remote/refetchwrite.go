@@ -1,0 +1,156 @@
+package remote
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/loose"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// packAnswer publishes a repair's answer, kept whole in scratch, as it
+// came, where it is one pack of which every object was asked for (ids):
+// its files, which the unpack checked object by object, are copied into
+// temporary files of t's store and published as a kept pack is (written
+// out, renamed, one flush after the last). It returns the pack's path and
+// how many objects it holds, or "" where the answer is not such a pack
+// (then packAsked writes the asked objects anew).
+func packAnswer(scratch string, t *objstore.Session, ids []object.ID) (string, int, error) {
+	idxs, _ := filepath.Glob(filepath.Join(scratch, "pack", "pack-*.idx"))
+	if len(idxs) != 1 {
+		return "", 0, nil
+	}
+	data, err := os.ReadFile(idxs[0])
+	if err != nil {
+		return "", 0, err
+	}
+	idx, err := pack.ParseIndex(data, t.Repo.Format)
+	if err != nil {
+		return "", 0, err
+	}
+	asked := make(map[object.ID]bool, len(ids))
+	for _, id := range ids {
+		asked[id] = true
+	}
+	for i := range idx.Count() {
+		if !asked[idx.ID(i)] {
+			return "", 0, nil
+		}
+	}
+	sum := idx.PackChecksum()
+	base := idxs[0][:len(idxs[0])-len(".idx")]
+	tx := t.PackPolicy.Begin()
+	var files []loose.PackFile
+	for _, ext := range []string{"pack", "rev", "idx"} {
+		f, err := copyPackFile(t, tx, base+"."+ext, ext)
+		if f != nil {
+			files = append(files, loose.PackFile{Ext: ext, File: f})
+		}
+		if err != nil {
+			for _, pf := range files {
+				pf.File.Close()
+				t.Store.FS().Remove(pf.File.Name())
+			}
+			return "", 0, err
+		}
+	}
+	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+		return "", 0, err
+	}
+	return t.Store.PackPath(sum, "pack"), idx.Count(), tx.End()
+}
+
+// copyPackFile copies the file at path into a temporary file of t's
+// store for the pack's file ext, and returns it (nil where there is no
+// such file and ext is optional: .rev).
+func copyPackFile(t *objstore.Session, tx *batch.Transaction, path, ext string) (batch.File, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		if ext == "rev" && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer src.Close()
+	f, err := t.Store.CreatePackTemp(tx, ext)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(f, src)
+	return f, err
+}
+
+// packAsked writes each of ids that the store came holds into one pack of
+// t's store, whole objects (pack.WriteWhole), published as a kept pack is:
+// its files written out, renamed, one flush after the last. It returns the
+// pack's path ("" where none came) and how many objects it holds. A repair
+// (Refetch) writes so: one file and one flush for thousands of objects,
+// which git then reads where a damaged pack's copy fails.
+func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string, int, error) {
+	var got []object.ID
+	for _, id := range ids {
+		if ok, err := came.Has(id); err != nil {
+			return "", 0, err
+		} else if ok {
+			got = append(got, id)
+		}
+	}
+	if len(got) == 0 {
+		return "", 0, nil
+	}
+	tx := t.PackPolicy.Begin()
+	f, err := t.Store.CreatePackTemp(tx, "pack")
+	if err != nil {
+		return "", 0, err
+	}
+	files := []loose.PackFile{{Ext: "pack", File: f}}
+	sum, entries, err := pack.WriteWhole(f, t.Repo.Format, len(got), func(i int) (pack.Base, error) {
+		typ, data, err := came.Read(got[i])
+		return pack.Base{ID: got[i], Type: typ, Data: data}, err
+	}, t.Settings.PackCompression)
+	if err == nil {
+		var g batch.File
+		if g, err = t.Store.CreatePackTemp(tx, "idx"); err == nil {
+			files = append(files, loose.PackFile{Ext: "idx", File: g})
+			pack.SortIndexEntries(entries)
+			_, err = pack.WriteIndex(g, entries, sum, t.Repo.Format)
+		}
+	}
+	if err != nil {
+		for _, pf := range files {
+			pf.File.Close()
+			t.Store.FS().Remove(pf.File.Name())
+		}
+		return "", 0, err
+	}
+	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+		return "", 0, err
+	}
+	return t.Store.PackPath(sum, "pack"), len(got), tx.End()
+}
+
+// learnFrom notes, from each of ids the answer in came brought, the type
+// of every object it names (h.linked).
+func (h *helper) learnFrom(came *loose.Store, f object.Format, ids []object.ID) {
+	if h.linked == nil {
+		h.linked = map[object.ID]object.Type{}
+	}
+	var links []fsck.Link
+	for _, id := range ids {
+		typ, data, err := came.Read(id)
+		if err != nil || typ != object.Tree && typ != object.Commit {
+			continue
+		}
+		links, _ = fsck.AppendLinks(links[:0], typ, data, f)
+		for _, l := range links {
+			h.linked[l.ID] = l.Type
+		}
+	}
+}
