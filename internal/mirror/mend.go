@@ -54,8 +54,13 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 		}
 		did = append(did, what)
 	}
+	// A ref whose object was missing or unreadable, and is still missing
+	// after the objects fetched again, is removed and fetched again.
+	var removed []string
 	if len(c.missing) > 0 {
-		removed, _ := removeMissingTips(ctx, dir)
+		removed, _ = removeMissingTips(ctx, dir)
+	}
+	if len(removed) > 0 {
 		if err := o.fetch(ctx, dir, lock, filepath.Join(dir, statsName)); err != nil {
 			return did, fmt.Errorf("refs whose object was missing (%s) were removed, and the update that fetches them again failed: %v",
 				strings.Join(removed, ", "), err)
