@@ -54,17 +54,30 @@ func packAnswer(scratch string, t *objstore.Session, ids []object.ID) (string, i
 			files = append(files, loose.PackFile{Ext: ext, File: f})
 		}
 		if err != nil {
-			for _, pf := range files {
-				pf.File.Close()
-				t.Store.FS().Remove(pf.File.Name())
-			}
-			return "", 0, err
+			return "", 0, publish(t, tx, sum, files, err)
 		}
 	}
-	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+	if err := publish(t, tx, sum, files, nil); err != nil {
 		return "", 0, err
 	}
-	return t.Store.PackPath(sum, "pack"), idx.Count(), tx.End()
+	return t.Store.PackPath(sum, "pack"), idx.Count(), nil
+}
+
+// publish publishes the pack files through tx, and ends it; where err
+// (what writing them failed with) is set, it removes them instead and
+// returns err.
+func publish(t *objstore.Session, tx *batch.Transaction, sum []byte, files []loose.PackFile, err error) error {
+	if err != nil {
+		for _, pf := range files {
+			pf.File.Close()
+			t.Store.FS().Remove(pf.File.Name())
+		}
+		return err
+	}
+	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+		return err
+	}
+	return tx.End()
 }
 
 // copyPackFile copies the file at path into a temporary file of t's
@@ -123,17 +136,10 @@ func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string,
 			_, err = pack.WriteIndex(g, entries, sum, t.Repo.Format)
 		}
 	}
-	if err != nil {
-		for _, pf := range files {
-			pf.File.Close()
-			t.Store.FS().Remove(pf.File.Name())
-		}
+	if err = publish(t, tx, sum, files, err); err != nil {
 		return "", 0, err
 	}
-	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
-		return "", 0, err
-	}
-	return t.Store.PackPath(sum, "pack"), len(got), tx.End()
+	return t.Store.PackPath(sum, "pack"), len(got), nil
 }
 
 // learnFrom notes, from each of ids the answer in came brought, the type
