@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/git-durable/git-durable/object"
 )
 
 // appender writes a pack's whole objects, each deflated, after what the
@@ -48,6 +50,16 @@ func (a *appender) add(b Base) error {
 	a.bw.Write(a.entry.Bytes())
 	a.off += int64(a.entry.Len())
 	return nil
+}
+
+// raw writes the entry of id whose bytes are head and then rest, as they
+// are, at the current offset.
+func (a *appender) raw(id object.ID, head, rest []byte) {
+	crc := crc32.Update(crc32.ChecksumIEEE(head), crc32.IEEETable, rest)
+	a.added = append(a.added, IndexEntry{ID: id, Offset: a.off, CRC32: crc})
+	a.bw.Write(head)
+	a.bw.Write(rest)
+	a.off += int64(len(head) + len(rest))
 }
 
 // finish writes the trailer, and returns it with the index entries of the

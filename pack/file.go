@@ -100,6 +100,12 @@ func (p *File) Object(id object.ID) (object.Type, []byte, error) {
 	return p.objectAt(off, 0)
 }
 
+// Has reports whether the pack holds an entry of id.
+func (p *File) Has(id object.ID) bool {
+	_, ok := p.loc.FindOffset(id)
+	return ok
+}
+
 // ObjectAt returns the type and data of the object whose entry starts at
 // offset off, resolving deltas.
 func (p *File) ObjectAt(off int64) (object.Type, []byte, error) { return p.objectAt(off, 0) }

@@ -3,11 +3,10 @@ package pack
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-
-	"github.com/klauspost/compress/zlib"
 
 	"github.com/git-durable/git-durable/object"
 )
@@ -22,68 +21,178 @@ type Span struct {
 	HasCRC     bool
 }
 
+// Mend is what Rewrite puts right in a damaged pack.
+type Mend struct {
+	// Broken holds the ids whose entries are known broken.
+	Broken map[object.ID]bool
+	// Elsewhere, when set, reports whether a good copy of a broken id
+	// lies in another pack: its entry is then left out, not replaced.
+	Elsewhere func(object.ID) bool
+	// Whole gives the good copy of an object, its hash checked.
+	Whole func(object.ID) (Base, error)
+	// Level is the compression level of the objects written whole.
+	Level int
+}
+
+// Rewritten is the pack Rewrite wrote: its trailer, its index entries,
+// how many entries were replaced by whole objects and how many left out.
+type Rewritten struct {
+	Sum      []byte
+	Entries  []IndexEntry
+	Replaced int
+	Dropped  int
+}
+
 // Rewrite writes to w the pack held in src, whose entries spans lists in
-// the order of their offsets, without a broken copy: the entries of the
-// ids in broken, and every entry whose bytes are not what its CRC says or
-// lie past the end of src (a pack cut short), are replaced by whole
-// objects that whole gives, deflated at level; every other entry is copied
-// as it is, but an OFS_DELTA's header, written again with the distance to
-// where its base now lies. src is read once, from start to end. The header
-// is written anew with the count of spans, and the trailer computed. It
-// returns the trailer, the index entries of the new pack, and how many
-// entries it replaced.
-func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, broken map[object.ID]bool, whole func(object.ID) (Base, error), level int) ([]byte, []IndexEntry, int, error) {
-	h := f.NewChecksum()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<20)
-	bw.Write(AppendHeader(nil, Header{Version: 2, Count: uint32(len(spans))}))
-	in := bufio.NewReaderSize(io.NewSectionReader(src, 0, 1<<62), 1<<20)
-	var at int64                               // where in is
-	moved := make(map[int64]int64, len(spans)) // old offset -> new
-	out := make([]IndexEntry, 0, len(spans))
-	off := int64(HeaderSize)
-	replaced := 0
-	var buf bytes.Buffer
-	var raw []byte
-	zw, err := zlib.NewWriterLevel(&buf, level)
-	if err != nil {
-		return nil, nil, 0, err
-	}
+// the order of their offsets, without a broken copy. The entries of the
+// broken ids that have a good copy elsewhere are left out; every other
+// broken entry, every entry whose bytes are not what its CRC says or lie
+// past the end of src (a pack cut short), and every delta whose base was
+// left out, is written as a whole object (a delta on a base left out is
+// applied to the base's good copy, and its result's hash checked); every
+// other entry is copied as it is, but an OFS_DELTA's header, written again
+// with the distance to where its base now lies. src is read once, from
+// start to end. The header is written anew with the count of entries
+// kept, and the trailer computed.
+func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend) (Rewritten, error) {
+	var out Rewritten
+	dropped := map[int64]object.ID{} // the entries left out, by offset
 	for _, s := range spans {
-		buf.Reset()
-		ok := !broken[s.ID]
-		if ok {
-			raw, ok = readSpan(in, &at, s, raw)
+		if m.Broken[s.ID] && m.Elsewhere != nil && m.Elsewhere(s.ID) {
+			dropped[s.Start] = s.ID
 		}
-		if ok {
-			ok = copyEntry(&buf, raw, s, f, moved, off) == nil
+	}
+	a, err := newAppender(w, f.NewChecksum(), m.Level)
+	if err != nil {
+		return out, err
+	}
+	a.bw.Write(AppendHeader(nil, Header{Version: 2, Count: uint32(len(spans) - len(dropped))}))
+	a.off = HeaderSize
+	a.added = make([]IndexEntry, 0, len(spans)-len(dropped))
+	c := copier{a: a, f: f, m: m, dropped: dropped, moved: make(map[int64]int64, len(spans))}
+	c.in = bufio.NewReaderSize(io.NewSectionReader(src, 0, 1<<62), 1<<20)
+	for _, s := range spans {
+		if _, ok := dropped[s.Start]; ok {
+			out.Dropped++
+			continue
 		}
+		replaced, err := c.entry(s)
+		if err != nil {
+			return out, err
+		}
+		if replaced {
+			out.Replaced++
+		}
+	}
+	out.Sum, out.Entries, err = a.finish()
+	return out, err
+}
+
+// copier is the state of one Rewrite: where its source is read, where
+// each entry kept went, and the entries it left out.
+type copier struct {
+	a       *appender
+	f       object.Format
+	m       Mend
+	in      *bufio.Reader
+	at      int64               // where in is
+	raw     []byte              // the bytes of the entry being copied
+	moved   map[int64]int64     // old offset -> new
+	dropped map[int64]object.ID // the entries left out, by offset
+}
+
+// entry writes the entry s to the new pack: copied, or whole where its
+// bytes are broken or its base was left out. It reports whether it was
+// written whole.
+func (c *copier) entry(s Span) (bool, error) {
+	c.moved[s.Start] = c.a.off
+	ok := !c.m.Broken[s.ID]
+	if ok {
+		c.raw, ok = readSpan(c.in, &c.at, s, c.raw)
+	}
+	if ok {
+		switch err := c.copy(s); {
+		case err == nil:
+			return false, nil
+		case errors.Is(err, errBaseLeftOut):
+		default:
+			ok = false
+		}
+	}
+	if ok {
+		if b, err := c.onGoodBase(s); err == nil {
+			return true, c.a.add(b)
+		}
+	}
+	b, err := c.m.Whole(s.ID)
+	if err != nil {
+		return false, fmt.Errorf("pack: no good copy of %s: %w", s.ID, err)
+	}
+	return true, c.a.add(b)
+}
+
+// errBaseLeftOut is copy's answer for a delta whose base was left out.
+var errBaseLeftOut = errors.New("pack: the delta's base was left out")
+
+// copy writes the entry s, whose bytes are c.raw, as it will lie in the
+// new pack: its bytes as they are, but an OFS_DELTA's distance to its
+// base, which lies where moved says.
+func (c *copier) copy(s Span) error {
+	r := bytes.NewReader(c.raw)
+	e, err := readEntryHeader(r, s.Start, c.f)
+	if err != nil {
+		return err
+	}
+	switch e.Type {
+	case object.OfsDelta:
+		if _, ok := c.dropped[e.BaseOffset]; ok {
+			return errBaseLeftOut
+		}
+		base, ok := c.moved[e.BaseOffset]
 		if !ok {
-			buf.Reset()
-			b, err := whole(s.ID)
-			if err != nil {
-				return nil, nil, 0, fmt.Errorf("pack: no good copy of %s: %w", s.ID, err)
-			}
-			buf.Write(AppendEntryHeader(nil, b.Type, int64(len(b.Data))))
-			zw.Reset(&buf)
-			zw.Write(b.Data)
-			if err := zw.Close(); err != nil {
-				return nil, nil, 0, err
-			}
-			replaced++
+			return fmt.Errorf("pack: the base of the delta at %d is not an entry before it", s.Start)
 		}
-		moved[s.Start] = off
-		out = append(out, IndexEntry{ID: s.ID, Offset: off, CRC32: crc32.ChecksumIEEE(buf.Bytes())})
-		bw.Write(buf.Bytes())
-		off += int64(buf.Len())
+		head := AppendOfsDistance(AppendEntryHeader(nil, object.OfsDelta, e.Size), c.a.off-base)
+		c.a.raw(s.ID, head, c.raw[len(c.raw)-r.Len():])
+		return nil
+	case object.RefDelta:
+		if c.m.Broken[e.BaseID] && c.m.Elsewhere != nil && c.m.Elsewhere(e.BaseID) {
+			return errBaseLeftOut
+		}
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, nil, 0, err
+	c.a.raw(s.ID, c.raw, nil)
+	return nil
+}
+
+// onGoodBase makes the whole object of the delta s, whose bytes are c.raw
+// and whose base was left out: the delta applied to the base's good copy,
+// the result's hash checked.
+func (c *copier) onGoodBase(s Span) (Base, error) {
+	br := bufio.NewReader(bytes.NewReader(c.raw))
+	e, err := readEntryHeader(br, s.Start, c.f)
+	if err != nil {
+		return Base{}, err
 	}
-	sum := h.Sum(nil)
-	if _, err := w.Write(sum); err != nil {
-		return nil, nil, 0, err
+	baseID := e.BaseID
+	if e.Type == object.OfsDelta {
+		baseID = c.dropped[e.BaseOffset]
 	}
-	return sum, out, replaced, nil
+	delta, err := inflateAll(br, e.Size)
+	if err != nil {
+		return Base{}, err
+	}
+	base, err := c.m.Whole(baseID)
+	if err != nil {
+		return Base{}, err
+	}
+	data, err := ApplyDelta(nil, base.Data, delta)
+	if err != nil {
+		return Base{}, err
+	}
+	if id, err := c.f.Sum(base.Type, data); err != nil || id != s.ID {
+		return Base{}, fmt.Errorf("pack: the delta %s applied to its base's good copy hashes to %s", s.ID, id)
+	}
+	return Base{ID: s.ID, Type: base.Type, Data: data}, nil
 }
 
 // readSpan reads the bytes of s from in, which is at offset *at of the
@@ -109,27 +218,4 @@ func readSpan(in *bufio.Reader, at *int64, s Span, buf []byte) ([]byte, bool) {
 		return buf, false
 	}
 	return buf, !s.HasCRC || crc32.ChecksumIEEE(buf) == s.CRC
-}
-
-// copyEntry appends to buf the entry raw (at s of the old pack) as it will
-// lie at offset at of the new pack: its bytes as they are, but an
-// OFS_DELTA's distance to its base, which lies where moved says.
-func copyEntry(buf *bytes.Buffer, raw []byte, s Span, f object.Format, moved map[int64]int64, at int64) error {
-	r := bytes.NewReader(raw)
-	e, err := readEntryHeader(r, s.Start, f)
-	if err != nil {
-		return err
-	}
-	if e.Type != object.OfsDelta {
-		buf.Write(raw)
-		return nil
-	}
-	base, ok := moved[e.BaseOffset]
-	if !ok {
-		return fmt.Errorf("pack: the base of the delta at %d is not an entry before it", s.Start)
-	}
-	head := AppendEntryHeader(nil, object.OfsDelta, e.Size)
-	buf.Write(AppendOfsDistance(head, at-base))
-	buf.Write(raw[len(raw)-r.Len():])
-	return nil
 }

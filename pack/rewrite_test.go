@@ -2,6 +2,7 @@ package pack_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,7 +41,7 @@ func TestRewrite(t *testing.T) {
 		return pack.Base{ID: id, Type: typ, Data: d}, err
 	}
 	var same bytes.Buffer
-	if _, _, n, err := pack.Rewrite(&same, src, f, spans, nil, whole, 1); err != nil || n != 0 {
+	if r, err := pack.Rewrite(&same, src, f, spans, pack.Mend{Whole: whole, Level: 1}); err != nil || r.Replaced != 0 {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(same.Bytes(), data) {
@@ -65,10 +66,11 @@ func TestRewrite(t *testing.T) {
 		t.Fatalf("no delta in the pack: %v", broken)
 	}
 	var out bytes.Buffer
-	sum, idx, n, err := pack.Rewrite(&out, src, f, spans, broken, whole, 1)
-	if err != nil || n != len(broken) {
-		t.Fatal(n, err)
+	r, err := pack.Rewrite(&out, src, f, spans, pack.Mend{Broken: broken, Whole: whole, Level: 1})
+	if err != nil || r.Replaced != len(broken) {
+		t.Fatal(r.Replaced, err)
 	}
+	sum, idx := r.Sum, r.Entries
 	if !bytes.Equal(out.Bytes()[out.Len()-f.Size():], sum) || len(idx) != len(spans) {
 		t.Fatalf("trailer %x, %d entries", sum, len(idx))
 	}
@@ -115,11 +117,11 @@ func TestRewriteFindsBadBytes(t *testing.T) {
 	damaged := append([]byte(nil), data[:len(data)-300]...) // cut short
 	damaged[spans[2].Start+3] ^= 0x40                       // and a flipped byte
 	var out bytes.Buffer
-	_, idx, n, err := pack.Rewrite(&out, bytes.NewReader(damaged), f, spans, nil, whole, 1)
-	if err != nil || n < 2 {
-		t.Fatalf("%d replaced, %v", n, err)
+	r, err := pack.Rewrite(&out, bytes.NewReader(damaged), f, spans, pack.Mend{Whole: whole, Level: 1})
+	if err != nil || r.Replaced < 2 {
+		t.Fatalf("%d replaced, %v", r.Replaced, err)
 	}
-	check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(idx), f)
+	check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(r.Entries), f)
 	for _, e := range entries {
 		typ, d, err := check.Object(e.ID)
 		if id, _ := f.Sum(typ, d); err != nil || id != e.ID {
@@ -163,6 +165,94 @@ func TestWriteWhole(t *testing.T) {
 	for _, o := range objs {
 		if typ, d, err := r.Object(o.ID); err != nil || typ != o.Type || !bytes.Equal(d, o.Data) {
 			t.Fatalf("%s: %v", o.ID, err)
+		}
+	}
+}
+
+// TestRewriteLeavesOut: broken entries whose good copy lies elsewhere are
+// left out — among them the base of a delta, which is then written whole
+// from the base's good copy — in packs of OFS and of REF deltas; git
+// index-pack --strict takes the new pack, which holds every other object.
+func TestRewriteLeavesOut(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	f := object.SHA1
+	dir := gittest.Init(t, env, true, "")
+	gittest.History(t, env, dir, 20, 20)
+	for _, ofs := range []bool{true, false} {
+		args := []string{"pack-objects", "--all", "--stdout"}
+		if ofs {
+			args = append(args, "--delta-base-offset")
+		}
+		data := gittest.GitIn(t, env, dir, []byte{}, args...)
+		entries := indexEntries(t, data, f)
+		sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
+		spans := make([]pack.Span, len(entries))
+		for k, e := range entries {
+			end := int64(len(data) - f.Size())
+			if k+1 < len(entries) {
+				end = entries[k+1].Offset
+			}
+			spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
+		}
+		file := pack.NewFile(bytes.NewReader(data), locator(entries), f)
+		// The good copies elsewhere are those of the broken objects: a
+		// delta on a base left out is applied to the base's.
+		broken := map[object.ID]bool{}
+		whole := func(id object.ID) (pack.Base, error) {
+			if !broken[id] {
+				return pack.Base{}, fmt.Errorf("no good copy of %s elsewhere", id)
+			}
+			typ, d, err := file.Object(id)
+			return pack.Base{ID: id, Type: typ, Data: d}, err
+		}
+		// The base of every delta, and every fourth entry.
+		deltas := 0
+		for k, s := range spans {
+			e, err := file.HeaderAt(s.Start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch e.Type {
+			case object.OfsDelta:
+				deltas++
+				for _, b := range spans {
+					if b.Start == e.BaseOffset {
+						broken[b.ID] = true
+					}
+				}
+			case object.RefDelta:
+				deltas++
+				broken[e.BaseID] = true
+			}
+			if k%4 == 0 {
+				broken[s.ID] = true
+			}
+		}
+		if deltas == 0 {
+			t.Fatalf("ofs=%v: no delta in the pack", ofs)
+		}
+		var out bytes.Buffer
+		r, err := pack.Rewrite(&out, bytes.NewReader(data), f, spans,
+			pack.Mend{Broken: broken, Elsewhere: func(object.ID) bool { return true }, Whole: whole, Level: 1})
+		if err != nil || r.Dropped != len(broken) || len(r.Entries) != len(spans)-len(broken) || r.Replaced == 0 {
+			t.Fatalf("ofs=%v: %d left out, %d entries, %d written whole, %v", ofs, r.Dropped, len(r.Entries), r.Replaced, err)
+		}
+		p := filepath.Join(t.TempDir(), "new.pack")
+		os.WriteFile(p, out.Bytes(), 0o644)
+		gittest.Git(t, env, dir, "index-pack", "--strict", "-o", p+".idx", p)
+		check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(r.Entries), f)
+		for _, e := range entries {
+			typ, d, err := check.Object(e.ID)
+			if broken[e.ID] {
+				if err == nil {
+					t.Fatalf("ofs=%v: %s, left out, is in the new pack", ofs, e.ID)
+				}
+				continue
+			}
+			if id, _ := f.Sum(typ, d); err != nil || id != e.ID {
+				t.Fatalf("ofs=%v: %s in the new pack: %v", ofs, e.ID, err)
+			}
 		}
 	}
 }

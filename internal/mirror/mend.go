@@ -47,8 +47,10 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 		}
 		did = append(did, fmt.Sprintf("fetched %d %s again", len(own), plural(len(own), "object", "objects")))
 	}
+	good, closeGood := openFetched(fetched, r.Format)
+	defer closeGood()
 	for path, why := range packs {
-		what, err := mendPack(ctx, r, path, why, byPack[path], fetched)
+		what, err := mendPack(ctx, r, path, why, byPack[path], good)
 		if err != nil {
 			return did, fmt.Errorf("%s: %v", filepath.Base(path), err)
 		}
@@ -70,7 +72,7 @@ func (o *options) mend(ctx context.Context, dir string, c *checked, lock *os.Fil
 	if _, err := gitOut(ctx, dir, nil, "prune-packed", "-q"); err != nil {
 		return did, err
 	}
-	return did, stillBroken(r, c)
+	return did, stillBroken(r, c, good)
 }
 
 // brokenCopies sorts what a verification found: the objects whose own

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
@@ -29,16 +30,25 @@ var packExts = []string{"idx", "pack", "rev", "bitmap", "mtimes", "keep", "promi
 
 // mendPack writes the damaged pack at path again so that it holds no
 // broken copy, and says what it did: where its index is sound, every entry
-// of broken, and every other whose bytes are bad (or past the end of a
-// pack cut short), is replaced by the good copy the store now reads
-// (pack.Rewrite), every other entry copied; where its index is not, the index is made again from the pack
-// (reindex). The new pack is durable — its files written out, renamed,
-// flushed under the repository's policy — before the damaged one's files
-// are removed.
-func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[object.ID]bool, fetched []string) (string, error) {
+// of broken that a fetched pack holds is left out, and every other broken
+// entry, or whose bytes are bad (or past the end of a pack cut short), is
+// replaced by the good copy the store now reads (pack.Rewrite), every
+// other entry copied; a pack of which every entry was fetched again is
+// removed. Where its index is not sound, the index is made again from the
+// pack (reindex). The new pack is durable — its files written out,
+// renamed, flushed under the repository's policy — before the damaged
+// one's files are removed; the fetched packs were, before the refetch
+// ended.
+func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[object.ID]bool, fetched fetchedPacks) (string, error) {
 	_, spans, _, err := verify.Layout(path, r.Format)
 	if err != nil {
 		return reindex(ctx, r, path)
+	}
+	if !slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] || !fetched.has(s.ID) }) {
+		if err := removePack(path); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("removed %s, every object of which was fetched again (%s)", filepath.Base(path), why), nil
 	}
 	t, err := objstore.Open(r, os.Getenv, io.Discard, true)
 	if err != nil {
@@ -62,9 +72,8 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 		return "", err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	good, closeGood := goodCopies(t.Store, r.Format, fetched)
-	defer closeGood()
-	sum, entries, replaced, err := pack.Rewrite(w, src, r.Format, spans, broken, good, t.Settings.PackCompression)
+	m := pack.Mend{Broken: broken, Elsewhere: fetched.has, Whole: goodCopies(t.Store, r.Format, fetched), Level: t.Settings.PackCompression}
+	rw, err := pack.Rewrite(w, src, r.Format, spans, m)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -73,62 +82,33 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 		t.Store.FS().Remove(f.Name())
 		return "", err
 	}
-	if err := publishRewritten(tx, t.Store, path, f, sum, entries, r.Format); err != nil {
+	if err := publishRewritten(tx, t.Store, path, f, rw.Sum, rw.Entries, r.Format); err != nil {
 		return "", err
 	}
 	if err := tx.End(); err != nil {
 		return "", err
 	}
-	if !samePack(path, sum) {
+	if !samePack(path, rw.Sum) {
 		// Its files gone for good before the runner says so: a crash would
 		// otherwise bring back a pack that git fsck refuses.
 		if err := removePack(path); err != nil {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("wrote %s again as pack-%s.pack with %d good %s (%s)", filepath.Base(path), hex.EncodeToString(sum),
-		replaced, plural(replaced, "copy", "copies"), why), nil
+	return fmt.Sprintf("wrote %s again as pack-%s.pack, %s (%s)", filepath.Base(path), hex.EncodeToString(rw.Sum), rewroteWhat(rw), why), nil
 }
 
-// goodCopies returns what reads the good copy of an object: from the packs
-// a refetch wrote (fetched), else from the store, its hash checked (a
-// damaged pack's copy may inflate to something else); and what closes the
-// packs it opened.
-func goodCopies(store *loose.Store, f object.Format, fetched []string) (func(object.ID) (pack.Base, error), func()) {
-	var files []*pack.File
-	var opened []*os.File
-	for _, p := range fetched {
-		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
-		x, xerr := pack.ParseIndex(data, f)
-		file, ferr := os.Open(p)
-		if err != nil || xerr != nil || ferr != nil {
-			continue
-		}
-		opened = append(opened, file)
-		files = append(files, pack.NewFile(file, x, f))
+// rewroteWhat says what a rewrite did with the broken copies.
+func rewroteWhat(rw pack.Rewritten) string {
+	var s []string
+	if rw.Dropped > 0 {
+		s = append(s, fmt.Sprintf("without %d broken %s fetched into a pack of %s", rw.Dropped,
+			plural(rw.Dropped, "copy", "copies"), plural(rw.Dropped, "its own", "their own")))
 	}
-	read := func(id object.ID) (pack.Base, error) {
-		for _, pf := range files {
-			if typ, data, err := pf.Object(id); err == nil {
-				if got, err := f.Sum(typ, data); err == nil && got == id {
-					return pack.Base{ID: id, Type: typ, Data: data}, nil
-				}
-			}
-		}
-		typ, data, err := store.Read(id)
-		if err == nil {
-			var got object.ID
-			if got, err = f.Sum(typ, data); err == nil && got != id {
-				err = fmt.Errorf("its copy hashes to %s", got)
-			}
-		}
-		return pack.Base{ID: id, Type: typ, Data: data}, err
+	if rw.Replaced > 0 || rw.Dropped == 0 {
+		s = append(s, fmt.Sprintf("with %d good %s", rw.Replaced, plural(rw.Replaced, "copy", "copies")))
 	}
-	return read, func() {
-		for _, o := range opened {
-			o.Close()
-		}
-	}
+	return strings.Join(s, " and ")
 }
 
 // publishRewritten publishes the written pack f of checksum sum, with an
@@ -232,29 +212,4 @@ func reindex(ctx context.Context, r *repo.Repo, path string) (string, error) {
 		}
 	}
 	return "made the index of " + filepath.Base(path) + " again", nil
-}
-
-// stillBroken reads again every object the verification c found broken,
-// as git would (a good loose copy first), and returns what still cannot
-// be read, as an error; nil where everything reads.
-func stillBroken(r *repo.Repo, c *checked) error {
-	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
-	defer store.Close()
-	var left []object.ID
-	for _, id := range c.report.Broken() {
-		typ, data, err := store.Read(id)
-		if err == nil {
-			var got object.ID
-			if got, err = r.Format.Sum(typ, data); err == nil && got != id {
-				err = errors.New("hash mismatch")
-			}
-		}
-		if err != nil {
-			left = append(left, id)
-		}
-	}
-	if len(left) > 0 {
-		return fmt.Errorf("%d %s still broken after the repair (%s)", len(left), plural(len(left), "object is", "objects are"), describeIDs(left))
-	}
-	return nil
 }
