@@ -88,14 +88,20 @@ func WriteIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Form
 // WriteReverseIndex writes a .rev file (RIDX version 1): for every object in
 // pack order, its position in the index. entries must be in index order.
 func WriteReverseIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Format) error {
-	if f == 0 {
-		f = object.SHA1
-	}
 	pos := make([]uint32, len(entries))
 	for i := range pos {
 		pos[i] = uint32(i)
 	}
 	sort.Slice(pos, func(a, b int) bool { return entries[pos[a]].Offset < entries[pos[b]].Offset })
+	return WriteReverseIndexOf(w, pos, packSum, f)
+}
+
+// WriteReverseIndexOf writes a .rev file (RIDX version 1) that lists pos:
+// for every object in pack order, its position in the index.
+func WriteReverseIndexOf(w io.Writer, pos []uint32, packSum []byte, f object.Format) error {
+	if f == 0 {
+		f = object.SHA1
+	}
 	h := f.New()
 	bw := bufio.NewWriter(io.MultiWriter(w, h))
 	var b [4]byte

@@ -11,11 +11,13 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// Span is an entry of a pack: the object's id, where its bytes begin and
-// end in the pack, and their CRC-32 as the index records it (HasCRC false
-// for an index of version 1, which records none).
+// Span is an entry of a pack: the object's id, its position in the
+// pack's index (its rank by id), where its bytes begin and end in the
+// pack, and their CRC-32 as the index records it (HasCRC false for an
+// index of version 1, which records none).
 type Span struct {
 	ID         object.ID
+	Pos        int
 	Start, End int64
 	CRC        uint32
 	HasCRC     bool
@@ -86,6 +88,31 @@ func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend
 	}
 	out.Sum, out.Entries, err = a.finish()
 	return out, err
+}
+
+// IndexOrder returns the entries of the pack Rewrite wrote from the pack
+// of spans (which hold each entry's position in the old pack's index) in
+// the order of the new pack's index, by id, and for each entry of the new
+// pack, in the order of the pack, its position in that index (what a .rev
+// file lists): both without a sort, the old index being sorted already.
+func (r Rewritten) IndexOrder(spans []Span) ([]IndexEntry, []uint32) {
+	at := make([]int, len(spans)) // old index position -> new entry + 1
+	k := 0
+	for _, s := range spans {
+		if k < len(r.Entries) && r.Entries[k].ID == s.ID {
+			k++
+			at[s.Pos] = k
+		}
+	}
+	byID := make([]IndexEntry, 0, len(r.Entries))
+	rev := make([]uint32, len(r.Entries))
+	for _, e := range at {
+		if e > 0 {
+			rev[e-1] = uint32(len(byID))
+			byID = append(byID, r.Entries[e-1])
+		}
+	}
+	return byID, rev
 }
 
 // copier is the state of one Rewrite: where its source is read, where

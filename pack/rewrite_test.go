@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -186,6 +187,11 @@ func TestRewriteLeavesOut(t *testing.T) {
 		}
 		data := gittest.GitIn(t, env, dir, []byte{}, args...)
 		entries := indexEntries(t, data, f)
+		pack.SortIndexEntries(entries)
+		rank := map[object.ID]int{}
+		for k, e := range entries {
+			rank[e.ID] = k
+		}
 		sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
 		spans := make([]pack.Span, len(entries))
 		for k, e := range entries {
@@ -193,7 +199,7 @@ func TestRewriteLeavesOut(t *testing.T) {
 			if k+1 < len(entries) {
 				end = entries[k+1].Offset
 			}
-			spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
+			spans[k] = pack.Span{ID: e.ID, Pos: rank[e.ID], Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
 		}
 		file := pack.NewFile(bytes.NewReader(data), locator(entries), f)
 		// The good copies elsewhere are those of the broken objects: a
@@ -238,9 +244,23 @@ func TestRewriteLeavesOut(t *testing.T) {
 		if err != nil || r.Dropped != len(broken) || len(r.Entries) != len(spans)-len(broken) || r.Replaced == 0 {
 			t.Fatalf("ofs=%v: %d left out, %d entries, %d written whole, %v", ofs, r.Dropped, len(r.Entries), r.Replaced, err)
 		}
+		// The index and the .rev in IndexOrder's order are what sorting
+		// gives, and what git index-pack writes.
+		byID, rev := r.IndexOrder(spans)
+		sorted := slices.Clone(r.Entries)
+		pack.SortIndexEntries(sorted)
+		var ours, want bytes.Buffer
+		pack.WriteReverseIndexOf(&ours, rev, r.Sum, f)
+		pack.WriteReverseIndex(&want, sorted, r.Sum, f)
+		if !slices.Equal(byID, sorted) || !bytes.Equal(ours.Bytes(), want.Bytes()) {
+			t.Fatalf("ofs=%v: IndexOrder differs from a sort", ofs)
+		}
 		p := filepath.Join(t.TempDir(), "new.pack")
 		os.WriteFile(p, out.Bytes(), 0o644)
-		gittest.Git(t, env, dir, "index-pack", "--strict", "-o", p+".idx", p)
+		gittest.Git(t, env, dir, "index-pack", "--strict", "--rev-index", "-o", p[:len(p)-len(".pack")]+".idx", p)
+		if b, err := os.ReadFile(p[:len(p)-len(".pack")] + ".rev"); err != nil || !bytes.Equal(b, ours.Bytes()) {
+			t.Fatalf("ofs=%v: the .rev differs from git index-pack's (%v)", ofs, err)
+		}
 		check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(r.Entries), f)
 		for _, e := range entries {
 			typ, d, err := check.Object(e.ID)

@@ -82,7 +82,7 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 		t.Store.FS().Remove(f.Name())
 		return "", err
 	}
-	if err := publishRewritten(tx, t.Store, path, f, rw.Sum, rw.Entries, r.Format); err != nil {
+	if err := publishRewritten(tx, t.Store, path, f, rw, spans, r.Format); err != nil {
 		return "", err
 	}
 	if err := tx.End(); err != nil {
@@ -111,12 +111,13 @@ func rewroteWhat(rw pack.Rewritten) string {
 	return strings.Join(s, " and ")
 }
 
-// publishRewritten publishes the written pack f of checksum sum, with an
-// index of entries and the companions of the pack at old (a reverse
+// publishRewritten publishes the pack f that rw wrote from the pack at old
+// of spans, with its index and the companions of the old pack (a reverse
 // index where it had one, its .keep and .promisor with their content),
 // through tx. A pack that comes out as the one it replaces (only its
 // trailer was damaged) takes its place under the same name.
-func publishRewritten(tx *batch.Transaction, store *loose.Store, old string, f batch.File, sum []byte, entries []pack.IndexEntry, format object.Format) error {
+func publishRewritten(tx *batch.Transaction, store *loose.Store, old string, f batch.File, rw pack.Rewritten, spans []pack.Span, format object.Format) error {
+	sum := rw.Sum
 	if samePack(old, sum) {
 		return tx.Commit(f, old)
 	}
@@ -128,7 +129,7 @@ func publishRewritten(tx *batch.Transaction, store *loose.Store, old string, f b
 		}
 		return err
 	}
-	pack.SortIndexEntries(entries)
+	entries, rev := rw.IndexOrder(spans)
 	add := func(ext string, write func(io.Writer) error) error {
 		g, err := store.CreatePackTemp(tx, ext)
 		if err != nil {
@@ -146,7 +147,7 @@ func publishRewritten(tx *batch.Transaction, store *loose.Store, old string, f b
 		return fail(err)
 	}
 	if _, err := os.Stat(base + ".rev"); err == nil {
-		if err := add("rev", func(w io.Writer) error { return pack.WriteReverseIndex(w, entries, sum, format) }); err != nil {
+		if err := add("rev", func(w io.Writer) error { return pack.WriteReverseIndexOf(w, rev, sum, format) }); err != nil {
 			return fail(err)
 		}
 	}

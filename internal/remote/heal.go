@@ -45,9 +45,10 @@ func (h *helper) healer(up *upstream.Upload, pack *upstream.Pack) func([]object.
 // limit: a heal keeps no pack, and so no .keep that nobody would remove.
 // One request asks for at most the unpack limit of them (healChunk), so
 // that no answer becomes more loose objects than git would explode from
-// one. Each object that reads back right afterwards gets git's warning
-// that it was fetched again; it returns those that do not, with a warning
-// each, and an error when no request could be made or answered.
+// one. Each object that reads back right afterwards (for a repair: that a
+// pack it wrote holds) gets git's warning that it was fetched again; it
+// returns those that do not, with a warning each, and an error when no
+// request could be made or answered.
 func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) (left []object.ID, err error) {
 	if pack != nil {
 		if err := pack.Drain(); err != nil {
@@ -73,7 +74,12 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 			return ids, err
 		}
 	}
-	bad, err := h.unreadable(ids, false)
+	var bad map[object.ID]bool
+	if h.overPacks {
+		bad, err = h.notFetched(r.Format, ids)
+	} else {
+		bad, err = h.unreadable(ids, false)
+	}
 	if err != nil {
 		return ids, err
 	}

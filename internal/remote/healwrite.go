@@ -68,6 +68,9 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	opts.Strict = strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
+	if h.overPacks {
+		opts.Object = h.noteLinks(r.Format, opts.Object)
+	}
 	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
 	if h.overPacks {
 		// A repair's answer is kept whole in the scratch directory: no
@@ -120,9 +123,6 @@ func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session,
 	}
 	if path != "" {
 		h.refetched = append(h.refetched, path)
-	}
-	if err == nil && n < len(ids) {
-		h.learnFrom(came, f, ids) // to ask for the rest in a better order
 	}
 	return n, err
 }

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/fsck"
@@ -142,21 +145,50 @@ func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string,
 	return t.Store.PackPath(sum, "pack"), len(got), nil
 }
 
-// learnFrom notes, from each of ids the answer in came brought, the type
-// of every object it names (h.linked).
-func (h *helper) learnFrom(came *loose.Store, f object.Format, ids []object.ID) {
+// noteLinks returns an unpack's Object callback that calls next, and
+// notes in h.linked the type of every object that a tree or a commit of
+// the answer names: to ask for what the answer left out in a better order
+// (askOrder), learnt from what the unpack has in hand, not read again.
+func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []byte)) func(object.ID, object.Type, []byte) {
 	if h.linked == nil {
 		h.linked = map[object.ID]object.Type{}
 	}
-	var links []fsck.Link
-	for _, id := range ids {
-		typ, data, err := came.Read(id)
-		if err != nil || typ != object.Tree && typ != object.Commit {
-			continue
+	var mu sync.Mutex
+	return func(id object.ID, typ object.Type, data []byte) {
+		next(id, typ, data)
+		if data == nil || typ != object.Tree && typ != object.Commit {
+			return
 		}
-		links, _ = fsck.AppendLinks(links[:0], typ, data, f)
+		links, _ := fsck.AppendLinks(nil, typ, data, f)
+		mu.Lock()
+		defer mu.Unlock()
 		for _, l := range links {
 			h.linked[l.ID] = l.Type
 		}
 	}
+}
+
+// notFetched returns which of ids none of the packs a repair wrote holds:
+// those packs hold, each object hashed by the unpack as it came, what the
+// upstream sent of what was asked.
+func (h *helper) notFetched(f object.Format, ids []object.ID) (map[object.ID]bool, error) {
+	var idxs []*pack.Index
+	for _, p := range h.refetched {
+		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
+		if err != nil {
+			return nil, err
+		}
+		x, err := pack.ParseIndex(data, f)
+		if err != nil {
+			return nil, err
+		}
+		idxs = append(idxs, x)
+	}
+	bad := map[object.ID]bool{}
+	for _, id := range ids {
+		if !slices.ContainsFunc(idxs, func(x *pack.Index) bool { _, ok := x.FindOffset(id); return ok }) {
+			bad[id] = true
+		}
+	}
+	return bad, nil
 }

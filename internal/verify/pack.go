@@ -88,7 +88,7 @@ func Layout(path string, f object.Format) (*pack.Index, []pack.Span, string, err
 	spans := make([]pack.Span, len(p.entries))
 	for k, e := range p.entries {
 		crc, has := p.idx.CRC(e.i)
-		spans[k] = pack.Span{ID: p.idx.ID(e.i), Start: e.start, End: e.end, CRC: crc, HasCRC: has}
+		spans[k] = pack.Span{ID: p.idx.ID(e.i), Pos: e.i, Start: e.start, End: e.end, CRC: crc, HasCRC: has}
 	}
 	return p.idx, spans, p.whole, nil
 }
