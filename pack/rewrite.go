@@ -55,16 +55,22 @@ type Rewritten struct {
 // other entry is copied as it is, but an OFS_DELTA's header, written again
 // with the distance to where its base now lies. src is read once, from
 // start to end. The header is written anew with the count of entries
-// kept, and the trailer computed.
-func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend) (Rewritten, error) {
-	var out Rewritten
+// kept, and the trailer computed. w is written from a goroutine of its
+// own, beside the reading of src.
+func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend) (out Rewritten, err error) {
 	dropped := map[int64]object.ID{} // the entries left out, by offset
 	for _, s := range spans {
 		if m.Broken[s.ID] && m.Elsewhere != nil && m.Elsewhere(s.ID) {
 			dropped[s.Start] = s.ID
 		}
 	}
-	a, err := newAppender(w, f.NewChecksum(), m.Level)
+	bw := newBehind(w)
+	defer func() {
+		if cerr := bw.close(); err == nil {
+			err = cerr
+		}
+	}()
+	a, err := newAppender(bw, f.NewChecksum(), m.Level)
 	if err != nil {
 		return out, err
 	}

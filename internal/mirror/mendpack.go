@@ -71,12 +71,8 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 	if err != nil {
 		return "", err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
 	m := pack.Mend{Broken: broken, Elsewhere: fetched.has, Whole: goodCopies(t.Store, r.Format, fetched), Level: t.Settings.PackCompression}
-	rw, err := pack.Rewrite(w, src, r.Format, spans, m)
-	if err == nil {
-		err = w.Flush()
-	}
+	rw, err := pack.Rewrite(f, src, r.Format, spans, m)
 	if err != nil {
 		f.Close()
 		t.Store.FS().Remove(f.Name())
