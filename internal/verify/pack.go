@@ -47,7 +47,7 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 	}
 	defer p.f.Close()
 	if opts.Reserve != nil {
-		held := p.idx.Size() + int64(opts.Workers)*2*workerCache
+		held := p.idx.Size() + int64(opts.Workers)*2*workerCache(opts.Workers)
 		opts.Reserve(held)
 		defer opts.Reserve(-held)
 	}
