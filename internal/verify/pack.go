@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/git-durable/git-durable/object"
@@ -161,7 +162,7 @@ func (p *packSet) frame() string {
 		}
 		p.entries[i] = entry{i: i, start: off}
 	}
-	sort.Slice(p.entries, func(a, b int) bool { return p.entries[a].start < p.entries[b].start })
+	slices.SortFunc(p.entries, func(a, b entry) int { return cmp.Compare(a.start, b.start) })
 	for k := range p.entries {
 		p.entries[k].end = p.dataEnd
 		if k+1 < len(p.entries) {
