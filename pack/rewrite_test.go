@@ -25,16 +25,7 @@ func TestRewrite(t *testing.T) {
 	dir := gittest.Init(t, env, true, "")
 	gittest.History(t, env, dir, 20, 20)
 	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
-	entries := indexEntries(t, data, f)
-	sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
-	spans := make([]pack.Span, len(entries))
-	for k, e := range entries {
-		end := int64(len(data) - f.Size())
-		if k+1 < len(entries) {
-			end = entries[k+1].Offset
-		}
-		spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
-	}
+	entries, spans := spansOf(t, data, f)
 	src := bytes.NewReader(data)
 	file := pack.NewFile(src, locator(entries), f)
 	whole := func(id object.ID) (pack.Base, error) {
@@ -100,20 +91,11 @@ func TestRewriteFindsBadBytes(t *testing.T) {
 	dir := gittest.Init(t, env, true, "")
 	gittest.History(t, env, dir, 10, 10)
 	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
-	entries := indexEntries(t, data, f)
-	sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
+	entries, spans := spansOf(t, data, f)
 	good := pack.NewFile(bytes.NewReader(data), locator(entries), f)
 	whole := func(id object.ID) (pack.Base, error) {
 		typ, d, err := good.Object(id)
 		return pack.Base{ID: id, Type: typ, Data: d}, err
-	}
-	spans := make([]pack.Span, len(entries))
-	for k, e := range entries {
-		end := int64(len(data) - f.Size())
-		if k+1 < len(entries) {
-			end = entries[k+1].Offset
-		}
-		spans[k] = pack.Span{ID: e.ID, Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
 	}
 	damaged := append([]byte(nil), data[:len(data)-300]...) // cut short
 	damaged[spans[2].Start+3] ^= 0x40                       // and a flipped byte
@@ -129,6 +111,27 @@ func TestRewriteFindsBadBytes(t *testing.T) {
 			t.Fatalf("%s in the new pack: %v", e.ID, err)
 		}
 	}
+}
+
+// spansOf returns the index entries of the pack data in the order of
+// their offsets, and its spans (each with its position in the index).
+func spansOf(t *testing.T, data []byte, f object.Format) ([]pack.IndexEntry, []pack.Span) {
+	entries := indexEntries(t, data, f)
+	pack.SortIndexEntries(entries)
+	rank := map[object.ID]int{}
+	for k, e := range entries {
+		rank[e.ID] = k
+	}
+	sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
+	spans := make([]pack.Span, len(entries))
+	for k, e := range entries {
+		end := int64(len(data) - f.Size())
+		if k+1 < len(entries) {
+			end = entries[k+1].Offset
+		}
+		spans[k] = pack.Span{ID: e.ID, Pos: rank[e.ID], Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
+	}
+	return entries, spans
 }
 
 // locator finds entries by id.
@@ -186,21 +189,7 @@ func TestRewriteLeavesOut(t *testing.T) {
 			args = append(args, "--delta-base-offset")
 		}
 		data := gittest.GitIn(t, env, dir, []byte{}, args...)
-		entries := indexEntries(t, data, f)
-		pack.SortIndexEntries(entries)
-		rank := map[object.ID]int{}
-		for k, e := range entries {
-			rank[e.ID] = k
-		}
-		sort.Slice(entries, func(a, b int) bool { return entries[a].Offset < entries[b].Offset })
-		spans := make([]pack.Span, len(entries))
-		for k, e := range entries {
-			end := int64(len(data) - f.Size())
-			if k+1 < len(entries) {
-				end = entries[k+1].Offset
-			}
-			spans[k] = pack.Span{ID: e.ID, Pos: rank[e.ID], Start: e.Offset, End: end, CRC: e.CRC32, HasCRC: true}
-		}
+		entries, spans := spansOf(t, data, f)
 		file := pack.NewFile(bytes.NewReader(data), locator(entries), f)
 		// The good copies elsewhere are those of the broken objects: a
 		// delta on a base left out is applied to the base's.
