@@ -68,15 +68,14 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	opts.Strict = strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
-	if h.overPacks {
-		opts.Object = h.noteLinks(r.Format, opts.Object)
-	}
 	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
 	if h.overPacks {
 		// A repair's answer is kept whole in the scratch directory: no
 		// loose file per object, and where it holds only what was asked
-		// it is published as it came (packAnswer).
+		// it is published as it came (packAnswer); the links its trees
+		// name order what is asked for next.
 		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: t.Settings.PackCompression}, scratchPolicy
+		opts.Object = h.noteLinks(r.Format, opts.Object)
 	}
 	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
 	if err = h.runErr(p, t, res, err); err != nil {
