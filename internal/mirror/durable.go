@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // remoteURL is a remote of a repository and the URL git fetches it from,
@@ -90,7 +91,7 @@ func convert(ctx context.Context, dir string, rs []remoteURL, dry bool) ([]strin
 			if old == "" || durableURL(old) {
 				continue
 			}
-			did = append(did, fmt.Sprintf("remote '%s' %s -> durable::%s", r.name, upstream.Anonymize(old), upstream.Anonymize(old)))
+			did = append(did, fmt.Sprintf("remote '%s' %s -> durable::%s", r.name, transport.Anonymize(old), transport.Anonymize(old)))
 			if dry {
 				continue
 			}

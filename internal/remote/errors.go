@@ -12,6 +12,8 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // describe turns a failure into the one line printed after "fatal: ", in
@@ -33,11 +35,10 @@ func describe(err error, url string) string {
 	if errors.As(err, &se) {
 		return se.Msg // git's index-pack words; see errorLines
 	}
-	if errors.As(err, new(*upstream.CutError)) {
-		return "early EOF" // the connection, not the pack; see report
-	}
-	if msg, ok := upstream.DescribeTransfer(err, url); ok {
-		return msg // before the pack: a read of the pack cut short
+	if msg, ok := transport.Describe(err, url); ok {
+		// Before the pack's: a connection cut (CutError, "early EOF"),
+		// or a request curl would have failed, under a read of the pack.
+		return msg
 	}
 	if pe, ok := isPackError(err); ok {
 		lines, _ := unpack.Describe(pe.err)
@@ -48,9 +49,6 @@ func describe(err error, url string) string {
 			return lines[len(lines)-1].Text
 		}
 		return fmt.Sprintf("bad pack from '%s': %s", url, joinText(lines))
-	}
-	if msg, ok := upstream.Describe(err, url); ok {
-		return msg
 	}
 	if errors.As(err, &ge) {
 		msg := strings.TrimSpace(ge.Stderr)
@@ -131,7 +129,7 @@ func (h *helper) report(err error) (string, error) {
 		// in the middle of the pack, which was not bad.
 		fmt.Fprintf(h.errw, "fetch-pack: unexpected disconnect while reading sideband packet from '%s'\n", h.url)
 	}
-	var ce *upstream.CredentialURLError
+	var ce *transport.CredentialURLError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(h.errw, "warning: %s\n", ce.Warning())
 	}

@@ -12,7 +12,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/proc"
-	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // stuckUpstream's services send no advertisement: a read of one waits for
@@ -22,7 +23,7 @@ type stuckUpstream struct {
 	canceled chan error // why the context ended, when it did
 }
 
-func (u *stuckUpstream) Connect(ctx context.Context, service string, _ int) (upstream.Conn, error) {
+func (u *stuckUpstream) Connect(ctx context.Context, service string, _ int) (stream.Conn, error) {
 	if service != "git-upload-pack" {
 		return nil, errors.New("no receive-pack here")
 	}

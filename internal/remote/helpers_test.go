@@ -11,7 +11,8 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/proc"
-	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // sealed is gittest.Sealed (the helper runs git, which reads the
@@ -29,7 +30,7 @@ type session struct {
 
 // dialogue runs the helper on input (git's side of the dialogue) for the
 // URL, with tr as the transport (nil: the one the URL names).
-func dialogue(t *testing.T, url, input string, tr upstream.Transport) session {
+func dialogue(t *testing.T, url, input string, tr stream.Connector) session {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := proc.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}

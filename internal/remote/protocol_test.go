@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
-	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 const caps = "fetch\npush\noption\ncheck-connectivity\nobject-format\n\n"
@@ -17,7 +18,7 @@ const caps = "fetch\npush\noption\ncheck-connectivity\nobject-format\n\n"
 // the URL names (a path) is the local one, which does, with the helper's
 // own sessions (side-band-64k, thin packs, multi_ack_detailed: what real
 // servers offer).
-func gitServer() upstream.Transport { return nil }
+func gitServer() stream.Connector { return nil }
 
 func TestCapabilitiesAndEnd(t *testing.T) {
 	sealed(t, "")
@@ -193,7 +194,7 @@ func TestListEmptyAndSHA256(t *testing.T) {
 	sha256 := gittest.Init(t, env, true, "sha256")
 	gittest.History(t, env, sha256, 2, 2)
 	main := strings.TrimSpace(gittest.Git(t, env, sha256, "rev-parse", "main"))
-	for name, tr := range map[string]upstream.Transport{"exec": gitServer(), "go-git file": nil} {
+	for name, tr := range map[string]stream.Connector{"exec": gitServer(), "go-git file": nil} {
 		s = dialogue(t, sha256, "option object-format true\nlist\n", tr)
 		if s.code != 0 || !strings.HasPrefix(s.out, "ok\n:object-format sha256\n@refs/heads/main HEAD\n"+main+" refs/heads/main\n") {
 			t.Errorf("sha256 through %s: %+v", name, s)

@@ -13,7 +13,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/internal/gittest"
-	"github.com/git-durable/git-durable/internal/upstream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // fakeReceive is a receive-pack that advertises refs, records what it is
@@ -27,7 +28,7 @@ type fakeReceive struct {
 }
 
 // Connect serves one push over a pair of pipes.
-func (f *fakeReceive) Connect(_ context.Context, service string, _ int) (upstream.Conn, error) {
+func (f *fakeReceive) Connect(_ context.Context, service string, _ int) (stream.Conn, error) {
 	if service != "git-receive-pack" {
 		return nil, errors.New("no upload-pack here")
 	}

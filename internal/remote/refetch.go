@@ -9,8 +9,9 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/proc"
-	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // refetchChunk is how many objects one request of Refetch asks for.
@@ -47,7 +48,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	if len(args) != 1 || args[0] == "-h" {
 		return &cli.UsageError{Usage: refetchUsage}
 	}
-	red := &upstream.Redactor{}
+	red := &transport.Redactor{}
 	h := &helper{ctx: ctx, env: env, red: red, errw: &scrubWriter{w: env.Stderr, r: red}, out: env.Stdout,
 		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, started: time.Now(), op: "fetch", overPacks: true}
 	var ids []object.ID

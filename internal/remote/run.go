@@ -17,6 +17,10 @@ import (
 	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
@@ -24,7 +28,7 @@ import (
 type Options struct {
 	// Transport, when set, replaces the transport chosen from the URL's
 	// protocol (tests).
-	Transport upstream.Transport
+	Transport stream.Connector
 }
 
 // maxLine bounds a line of the dialogue; git's lines are far shorter.
@@ -38,7 +42,7 @@ type helper struct {
 	in   *bufio.Reader
 	out  io.Writer
 	errw io.Writer // stderr, with secrets scrubbed
-	red  *upstream.Redactor
+	red  *transport.Redactor
 
 	url    string           // the address without credentials, for messages
 	remote *upstream.Remote // once the address is known
@@ -87,7 +91,7 @@ type helper struct {
 func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	red := &upstream.Redactor{}
+	red := &transport.Redactor{}
 	h := &helper{
 		ctx: ctx, env: env, opts: opts, red: red, hup: newHangup(env.Stdin, cancel),
 		in:         bufio.NewReaderSize(env.Stdin, maxLine),
@@ -150,7 +154,7 @@ func (h *helper) start(args []string) error {
 	default:
 		return errors.New("usage: git-remote-durable <remote> [<url>]")
 	}
-	h.url = upstream.Anonymize(addr)
+	h.url = transport.Anonymize(addr)
 	r, err := upstream.Open(h.ctx, addr, upstream.Options{
 		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Transport: h.opts.Transport,
 	})
@@ -279,7 +283,7 @@ func (h *helper) close() {
 // scrubWriter removes secrets from what is written through it.
 type scrubWriter struct {
 	w io.Writer
-	r *upstream.Redactor
+	r *transport.Redactor
 }
 
 func (s *scrubWriter) Write(p []byte) (int, error) {

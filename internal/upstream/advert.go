@@ -12,6 +12,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // RefSink takes the advertised refs one at a time, in the upstream's order,
@@ -79,7 +81,7 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 	var buf []byte
 	first, told := true, false
 	for {
-		pkt, err := readPkt(r, &buf)
+		pkt, err := transport.ReadPkt(r, &buf)
 		if err == io.EOF {
 			return nil, fmt.Errorf("the advertisement ended early: %w", io.ErrUnexpectedEOF)
 		}

@@ -34,7 +34,7 @@ func TestFilterRequest(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		w := &recorder{answer: "0008NAK\n"}
-		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, w: w}
+		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, t: w}
 		if tc.v2 {
 			w.answer = pktsV2("packfile\n", "")
 			var err error
@@ -81,7 +81,7 @@ func TestFetchOnly(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "")}
-		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, w: w}
+		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, t: w}
 		var err error
 		if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", ""))); err != nil {
 			t.Fatal(err)
@@ -116,7 +116,7 @@ func TestFetchOnlyInOrder(t *testing.T) {
 		wants = append(wants, id)
 	}
 	w := &recorder{answer: pktsV2("packfile\n", "")}
-	u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: io.Discard}}, w: w}
+	u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: io.Discard}}, t: w}
 	var err error
 	if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch=shallow filter\n", ""))); err != nil {
 		t.Fatal(err)

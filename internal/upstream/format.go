@@ -24,6 +24,10 @@ func (e *unknownFormat) Error() string {
 	return fmt.Sprintf("unknown object format '%s' specified by server", mask.Name(e.format))
 }
 
+// Describe is the error itself: it is git's line, and explains a session
+// that broke on it (transport.Transport's Explain keeps it).
+func (e *unknownFormat) Describe(string) string { return e.Error() }
+
 // serverFormat reads the object-format capability of caps: its first
 // value, as git reads it, and SHA-1 when the capability is absent.
 func serverFormat(caps *capability.List) (object.Format, error) {

@@ -99,7 +99,7 @@ func TestV2SHA256(t *testing.T) {
 	}
 	want256, _ := object.ParseID(oid256a)
 	w = &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid256b+"\n", "0001", "packfile\n", "")}
-	u := &Upload{r: &Remote{URL: "u"}, w: w, v2: a}
+	u := &Upload{r: &Remote{URL: "u"}, t: w, v2: a}
 	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want256}, Shallows: []object.ID{want256}, Depth: 1})
 	if err != nil || len(p.Shallow) != 1 || p.Shallow[0].String() != oid256b {
 		t.Fatalf("%v: %+v", err, p)

@@ -3,7 +3,6 @@ package upstream
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
@@ -12,6 +11,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // Pack is the answer to a fetch: the pack stream (side-band
@@ -25,7 +26,7 @@ type Pack struct {
 	Theirs []object.ID
 
 	in   *stickyReader
-	w    wire
+	t    transport.Transport
 	conn *connWatch // what the answer is read from, under the side-band
 }
 
@@ -40,6 +41,9 @@ type CutError struct {
 
 func (e *CutError) Error() string { return "early EOF" }
 
+// Describe is git's line for a cut: "early EOF".
+func (e *CutError) Describe(string) string { return e.Error() }
+
 func (e *CutError) Unwrap() error { return e.Err }
 
 // Cut returns err as a *CutError where the connection under the answer
@@ -50,7 +54,7 @@ func (p *Pack) Cut(err error) error {
 	if err == nil || p.conn == nil || p.conn.ended == nil {
 		return err
 	}
-	if _, stream := p.w.(*stream); !stream && p.conn.ended == io.EOF {
+	if !p.t.Persistent() && p.conn.ended == io.EOF {
 		// An HTTP answer that ended as its framing said: the server
 		// sent no more, which makes the pack bad, not the network.
 		return err
@@ -89,13 +93,8 @@ func (p *Pack) Finish() error {
 	if err := p.Drain(); err != nil {
 		return err
 	}
-	return p.w.close()
+	return p.t.Close()
 }
-
-// ErrJunk means that data followed the pack's trailer in the answer: git's
-// index-pack words for a pack file with bytes after its end. Nothing of it
-// is used, and the fetch fails.
-var ErrJunk = errors.New("pack has junk at the end")
 
 // Drain reads what follows the pack up to the end of the answer, which
 // must end cleanly, with nothing more on the pack's band, and leaves the
@@ -128,7 +127,7 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
 	var buf []byte
 	first := true
 	next := func() ([]byte, error) {
-		pkt, err := readPkt(in, &buf)
+		pkt, err := transport.ReadPkt(in, &buf)
 		if err == io.EOF && first {
 			return nil, errNoPack
 		}
@@ -186,7 +185,7 @@ func ackNext(in *bufio.Reader) bool {
 		return false
 	}
 	for _, c := range b[:4] {
-		if _, ok := unhex(c | 0x20); !ok {
+		if _, ok := transport.HexDigit(c | 0x20); !ok {
 			return false
 		}
 	}

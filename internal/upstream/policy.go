@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // git checks its protocol policy against the helper's own name ("durable")
@@ -19,7 +19,8 @@ import (
 // https, git and ssh always; anything else, file included, only when the
 // user asked directly: GIT_PROTOCOL_FROM_USER unset or true, which git sets
 // to 0 for submodules).
-func checkAllowed(cfg repo.Config, env proc.Env, proto string) error {
+func checkAllowed(cfg repo.Config, env proc.Env, scheme transport.Scheme) error {
+	proto := string(scheme)
 	if list, ok := env.Lookup("GIT_ALLOW_PROTOCOL"); ok {
 		for _, p := range strings.Split(list, ":") {
 			if p == proto {
@@ -28,7 +29,7 @@ func checkAllowed(cfg repo.Config, env proc.Env, proto string) error {
 		}
 		return notAllowed(proto)
 	}
-	policy, err := protocolPolicy(cfg, proto)
+	policy, err := protocolPolicy(cfg, scheme)
 	if err != nil {
 		return err
 	}
@@ -52,9 +53,10 @@ func checkAllowed(cfg repo.Config, env proc.Env, proto string) error {
 	return nil
 }
 
-// protocolPolicy is "always", "never" or "user" for proto.
-func protocolPolicy(cfg repo.Config, proto string) (string, error) {
-	for _, key := range []string{"protocol." + proto + ".allow", "protocol.allow"} {
+// protocolPolicy is "always", "never" or "user" for scheme: its
+// protocol.<name>.allow, else protocol.allow, else the scheme table's.
+func protocolPolicy(cfg repo.Config, scheme transport.Scheme) (string, error) {
+	for _, key := range []string{"protocol." + string(scheme) + ".allow", "protocol.allow"} {
 		if e, ok := cfg.Get(key); ok {
 			switch e.Value {
 			case "always", "never", "user":
@@ -63,68 +65,9 @@ func protocolPolicy(cfg repo.Config, proto string) (string, error) {
 			return "", fmt.Errorf("unknown value for config '%s': %s", key, e.Value)
 		}
 	}
-	switch proto {
-	case "http", "https", "git", "ssh":
-		return "always", nil
-	case "ext":
-		return "never", nil
-	}
-	return "user", nil
+	return schemes[scheme].policy, nil
 }
 
 func notAllowed(proto string) error {
 	return fmt.Errorf("transport '%s' not allowed", proto)
 }
-
-// checkEndpoint refuses an address that could turn into an option of the
-// program that carries the transfer, or into a second line of a request,
-// with git's words: a control character anywhere, then what the scheme's
-// own check refuses (a ssh user or host beginning with '-' would be read by
-// ssh as an option, -oProxyCommand=… runs a command, as would a path
-// handed to git-upload-pack or to the remote shell).
-func checkEndpoint(addr string, a *Address) error {
-	if i := strings.IndexFunc(addr, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
-		return fmt.Errorf("refusing a URL with a control character: '%s'", mask.Printable(Anonymize(addr)))
-	}
-	if check := schemes[a.Scheme].check; check != nil {
-		return check(a, addr)
-	}
-	return nil
-}
-
-// checkSSH refuses a user, host or path that ssh would take for an option.
-func checkSSH(a *Address, _ string) error {
-	host := a.Host
-	if a.User != "" {
-		host = a.User + "@" + host
-	}
-	if looksLikeOption(a.User) || looksLikeOption(a.Host) {
-		return fmt.Errorf("strange hostname '%s' blocked", host)
-	}
-	if looksLikeOption(a.Path) {
-		return fmt.Errorf("strange pathname '%s' blocked", a.Path)
-	}
-	return nil
-}
-
-// checkLocal refuses a path that git upload-pack would take for an option.
-func checkLocal(a *Address, _ string) error {
-	if looksLikeOption(a.Path) {
-		return fmt.Errorf("strange pathname '%s' blocked", a.Path)
-	}
-	return nil
-}
-
-// checkDaemon refuses a host that looks like an option and what
-// daemonTarget refuses, and keeps the host and path a request names.
-func checkDaemon(a *Address, addr string) error {
-	if looksLikeOption(a.Host) {
-		return fmt.Errorf("strange hostname '%s' blocked", a.Host)
-	}
-	var err error
-	a.daemonHost, a.daemonPath, err = daemonTarget(addr)
-	return err
-}
-
-// looksLikeOption is git's looks_like_command_line_option.
-func looksLikeOption(s string) bool { return strings.HasPrefix(s, "-") }

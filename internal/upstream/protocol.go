@@ -46,9 +46,3 @@ func versionFor(version int, service string) int {
 	}
 	return version
 }
-
-// protocolEnv is the variable that asks git's upload-pack (and
-// receive-pack) for a protocol version.
-func protocolEnv(version int) string {
-	return "GIT_PROTOCOL=version=" + strconv.Itoa(version)
-}

@@ -10,12 +10,14 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // Receive is a receive-pack session whose advertisement has been read.
 type Receive struct {
 	r   *Remote
-	w   wire
+	t   transport.Transport
 	adv *advert
 }
 
@@ -23,18 +25,18 @@ type Receive struct {
 // which it keeps whole: the push needs the refs' values.
 func (r *Remote) OpenReceive() (*Receive, error) {
 	var adv *advert
-	w, err := r.session("git-receive-pack", func(in *bufio.Reader) error {
+	t, err := r.session("git-receive-pack", func(in *bufio.Reader) (int, error) {
 		a, err := readAdvertisement(in, nil)
 		if err != nil && err != errEmptyAdvertisement {
-			return err
+			return 0, err
 		}
 		adv = a // an empty repository's: no ref, no capability
-		return nil
+		return 0, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Receive{r: r, w: w, adv: adv}, nil
+	return &Receive{r: r, t: t, adv: adv}, nil
 }
 
 // Advertisement is the refs receive-pack advertised.
@@ -44,7 +46,7 @@ func (p *Receive) Advertisement() *Advertisement { return p.adv.kept }
 func (p *Receive) Supports(name string) bool { return p.adv.caps.Supports(name) }
 
 // Close ends the session.
-func (p *Receive) Close() error { return p.w.close() }
+func (p *Receive) Close() error { return p.t.Close() }
 
 // Command is one ref update of a push; a zero Old creates the ref, a zero
 // New deletes it.
@@ -112,16 +114,16 @@ func (p *Receive) Push(req *PushRequest) (*Report, error) {
 		_, ok := p.adv.kept.Refs[name]
 		return ok
 	}, p.r.o.Stderr)
-	in, err := p.w.send(body, true)
+	in, err := p.t.Request(body, true)
 	if err != nil {
 		return rep, err
 	}
 	if !caps.Supports(capability.ReportStatus) {
-		return rep, p.w.close()
+		return rep, p.t.Close()
 	}
 	if err := rep.decode(demux(in, &ureq.Capabilities, req.Progress)); err != nil {
-		p.w.close()
+		p.t.Close()
 		return rep, err
 	}
-	return rep, p.w.close()
+	return rep, p.t.Close()
 }

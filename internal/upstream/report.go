@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/git-durable/git-durable/internal/mask"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // RefStatus is what the upstream reported for one ref of a push: "ok", or
@@ -97,7 +99,7 @@ func (r *Report) decodeFrom(in io.Reader) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	next := func() ([]byte, error) {
-		pkt, err := readPkt(br, &buf)
+		pkt, err := transport.ReadPkt(br, &buf)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("the remote end hung up unexpectedly")
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // pkts encodes lines as pkt-lines; "" is a flush.
@@ -132,7 +134,7 @@ func TestReportSideband(t *testing.T) {
 
 // lineOf is the line git prints for a report it refuses.
 func lineOf(err error) string {
-	if msg, ok := Describe(err, ""); ok {
+	if msg, ok := transport.Describe(err, ""); ok {
 		return msg
 	}
 	if msg, ok := RemoteError(err); ok {

@@ -1,45 +1,44 @@
 package upstream
 
 import (
-	"strconv"
-
-	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/internal/upstream/transport/http"
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
-// scheme is one row of the table of the protocols the helper speaks: a new
-// transport is one row here and the file of its transport. The row's name
-// (the table's key) is also the name protocol.<name>.allow and
-// GIT_ALLOW_PROTOCOL know it by.
+// scheme is one row of the table of the protocols the helper speaks: git's
+// policy for it when protocol.<name>.allow and protocol.allow say nothing,
+// and its transport. A new transport is one row here, a name in
+// transport's scheme file and a package of its own.
 type scheme struct {
-	port int // the default port; 0: none
-	// stream: the session is a byte stream (a command's or a socket's),
-	// made by transport (streamDialer); else smart HTTP's requests
-	// (httpDialer).
-	stream    bool
-	transport func(cfg repo.Config, env proc.Env, a *Address) Transport
-	// check refuses what git refuses of an address of the scheme before
-	// anything runs or connects (see checkEndpoint).
-	check func(a *Address, addr string) error
+	// policy is "always" (git's defaults allow http, https, git and ssh)
+	// or "user" (only where the user asked directly; file).
+	policy string
+	dial   func(r *Remote, cfg repo.Config) transport.Dial
 }
 
-// schemes are the protocols the helper speaks, by name.
-var schemes = map[string]scheme{
-	"file": {stream: true, check: checkLocal,
-		transport: func(_ repo.Config, _ proc.Env, a *Address) Transport { return newLocal(a.Path) }},
-	"ssh": {port: 22, stream: true, check: checkSSH,
-		transport: func(cfg repo.Config, env proc.Env, a *Address) Transport { return newSSH(cfg, env.Getenv, a) }},
-	"git": {port: daemonPort, stream: true, check: checkDaemon,
-		transport: func(_ repo.Config, _ proc.Env, a *Address) Transport { return newDaemon(a) }},
-	"http":  {port: 80},
-	"https": {port: 443},
+// schemes are the protocols the helper speaks.
+var schemes = map[transport.Scheme]scheme{
+	transport.File:  {policy: "user", dial: dialLocal},
+	transport.SSH:   {policy: "always", dial: dialSSH},
+	transport.Git:   {policy: "always", dial: dialDaemon},
+	transport.HTTP:  {policy: "always", dial: dialHTTP},
+	transport.HTTPS: {policy: "always", dial: dialHTTP},
 }
 
-// defaultPort is the port a scheme implies, "" for none or a scheme the
-// table does not hold.
-func defaultPort(name string) string {
-	if s := schemes[name]; s.port != 0 {
-		return strconv.Itoa(s.port)
-	}
-	return ""
+func dialLocal(r *Remote, _ repo.Config) transport.Dial {
+	return stream.Dial(stream.Local(r.addr.Path), r.addr)
+}
+
+func dialSSH(r *Remote, cfg repo.Config) transport.Dial {
+	return stream.Dial(stream.SSH(cfg, r.o.Env.Getenv, r.addr), r.addr)
+}
+
+func dialDaemon(r *Remote, _ repo.Config) transport.Dial {
+	return stream.Dial(stream.Daemon(r.addr), r.addr)
+}
+
+func dialHTTP(r *Remote, _ repo.Config) transport.Dial {
+	return http.Dial(r.addr, http.Options{Config: r.o.Config, Env: r.o.Env, Stderr: r.o.Stderr, Redactor: r.o.Redactor, Failed: r.failed})
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // Upload is an upload-pack session whose advertisement has been read: of
@@ -20,7 +22,7 @@ import (
 // session another once the answer to the last is drained (Pack.Drain).
 type Upload struct {
 	r   *Remote
-	w   wire
+	t   transport.Transport
 	adv *advert // v0
 	v2  *v2
 }
@@ -30,23 +32,23 @@ type Upload struct {
 // ls-refs). An empty upstream gives no session (nil, nil).
 func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 	u := &Upload{r: r}
-	w, err := r.session("git-upload-pack", func(in *bufio.Reader) error {
+	t, err := r.session("git-upload-pack", func(in *bufio.Reader) (int, error) {
 		if v2, err := isV2(in); err != nil {
-			return err
+			return 0, err
 		} else if v2 {
 			a, err := readV2(in)
 			u.v2 = a
-			return err
+			return 2, err
 		}
 		a, err := readAdvertisement(in, sink)
 		switch {
 		case errors.Is(err, errEmptyAdvertisement), err == nil && a.empty():
-			return errEmptyRemote
+			return 0, errEmptyRemote
 		case err != nil:
-			return err
+			return 0, err
 		}
 		u.adv = a
-		return nil
+		return 0, nil
 	})
 	if errors.Is(err, errEmptyRemote) {
 		return nil, nil
@@ -54,25 +56,20 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 	if err != nil {
 		return nil, err
 	}
-	u.w = w
-	if u.v2 != nil {
-		if s, ok := w.(*stream); ok {
-			s.v2 = true
-		}
-		if sink != nil {
-			sink.Format(u.v2.format)
-			if err := u.v2.lsRefs(w, sink); err != nil {
-				err = w.fail(err)
-				w.close()
-				return nil, err
-			}
+	u.t = t
+	if u.v2 != nil && sink != nil {
+		sink.Format(u.v2.format)
+		if err := u.v2.lsRefs(t, sink); err != nil {
+			err = t.Explain(err)
+			t.Close()
+			return nil, err
 		}
 	}
 	return u, nil
 }
 
 // Close ends the session.
-func (u *Upload) Close() error { return u.w.close() }
+func (u *Upload) Close() error { return u.t.Close() }
 
 // ByID reports whether the upstream serves any object it has by its id,
 // not only what its refs point at: over protocol v2, whose upload-pack
@@ -180,13 +177,13 @@ func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
 	if err := haves.Encode(&b); err != nil {
 		return nil, err
 	}
-	in, err := u.w.send(&b, false)
+	in, err := u.t.Request(&b, false)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: u.adv.shallows, w: u.w}
+	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: u.adv.shallows, t: u.t}
 	if err := p.readHead(in, u.adv.format); err != nil {
-		if err = u.w.fail(err); errors.Is(err, errNoPack) {
+		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
 		return nil, err

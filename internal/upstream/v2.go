@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // v2 is what a protocol v2 server advertised (gitprotocol-v2): its
@@ -38,12 +40,12 @@ func isV2(in *bufio.Reader) (bool, error) {
 // object-format, when it names one, must be one git knows.
 func readV2(in *bufio.Reader) (*v2, error) {
 	var buf []byte
-	if _, err := readPkt(in, &buf); err != nil { // "version 2"
+	if _, err := transport.ReadPkt(in, &buf); err != nil { // "version 2"
 		return nil, err
 	}
 	a := &v2{format: object.SHA1}
 	for {
-		p, err := readPkt(in, &buf)
+		p, err := transport.ReadPkt(in, &buf)
 		if err == io.EOF {
 			return nil, fmt.Errorf("the capability advertisement ended early: %w", io.ErrUnexpectedEOF)
 		}

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,10 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+
+	"context"
 )
 
 const oid2 = "2222222222222222222222222222222222222222"
@@ -141,20 +144,25 @@ func TestReadSections(t *testing.T) {
 	}
 }
 
-// recorder is a wire that records the request it is sent and answers it.
+// recorder is a transport that records the request it is sent and
+// answers it.
 type recorder struct {
 	sent   string
 	answer string
 }
 
-func (r *recorder) advertisement() (*bufio.Reader, error) { return nil, errors.New("none") }
-func (r *recorder) send(req io.Reader, _ bool) (*bufio.Reader, error) {
+func (r *recorder) Handshake(context.Context, string, int, transport.Advertised) error {
+	return errors.New("none")
+}
+func (r *recorder) Request(req io.Reader, _ bool) (*bufio.Reader, error) {
 	b, _ := io.ReadAll(req)
 	r.sent = string(b)
 	return reader(r.answer), nil
 }
-func (r *recorder) fail(err error) error { return err }
-func (r *recorder) close() error         { return nil }
+func (r *recorder) Explain(err error) error { return err }
+func (r *recorder) URL() *transport.Address { return nil }
+func (r *recorder) Persistent() bool        { return true }
+func (r *recorder) Close() error            { return nil }
 
 // TestFetchV2Request: what a v2 fetch asks, as git's fetch-pack asks it
 // (the arguments in go-git's encoder's order, which v2 servers take in
@@ -167,7 +175,7 @@ func TestFetchV2Request(t *testing.T) {
 	want, _ := object.ParseID(oid1)
 	have, _ := object.ParseID(oid2)
 	w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "\x01PACK", "")}
-	u := &Upload{r: &Remote{URL: "u"}, w: w, v2: a}
+	u := &Upload{r: &Remote{URL: "u"}, t: w, v2: a}
 	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: []object.ID{have}, Shallows: []object.ID{have},
 		Depth: 2, DeepenRelative: true, IncludeTag: true, NoProgress: true})
 	if err != nil {
@@ -256,8 +264,5 @@ func TestProtocolVersion(t *testing.T) {
 	}
 	if versionFor(2, "git-receive-pack") != 0 || versionFor(1, "git-receive-pack") != 1 || versionFor(2, "git-upload-pack") != 2 {
 		t.Error("versionFor")
-	}
-	if !bytes.Equal([]byte(protocolEnv(2)), []byte("GIT_PROTOCOL=version=2")) {
-		t.Error(protocolEnv(2))
 	}
 }

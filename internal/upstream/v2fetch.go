@@ -13,6 +13,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // fetchV2 asks for the pack over protocol v2: the wants, the haves and
@@ -30,13 +32,13 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := u.w.send(body, false)
+	in, err := u.t.Request(body, false)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{w: u.w}
+	p := &Pack{t: u.t}
 	if err := p.readSections(in, u.v2.format); err != nil {
-		if err = u.w.fail(err); errors.Is(err, errNoPack) {
+		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
 		return nil, err
@@ -66,7 +68,7 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 func (p *Pack) readSections(in *bufio.Reader, f object.Format) error {
 	var buf []byte
 	for section := 0; ; section++ {
-		pkt, special, err := readPacket(in, &buf)
+		pkt, special, err := transport.ReadPacket(in, &buf)
 		switch {
 		case err == io.EOF && section == 0:
 			return errNoPack
@@ -95,11 +97,11 @@ func (p *Pack) readSections(in *bufio.Reader, f object.Format) error {
 // delim that ends it.
 func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) error {
 	for {
-		pkt, special, err := readPacket(in, buf)
+		pkt, special, err := transport.ReadPacket(in, buf)
 		switch {
 		case err != nil:
 			return err
-		case special == delimPkt:
+		case special == transport.DelimPkt:
 			return nil
 		case special != 0:
 			return fmt.Errorf("error processing shallow info: a %s packet", specialName(special))
@@ -125,7 +127,7 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 
 // specialName names a packet without a payload.
 func specialName(special int) string {
-	return [...]string{flushPkt: "flush", delimPkt: "delim", endPkt: "response-end"}[special]
+	return [...]string{transport.FlushPkt: "flush", transport.DelimPkt: "delim", transport.EndPkt: "response-end"}[special]
 }
 
 // fetchArgsV2 is the arguments of req's v2 fetch command.

@@ -9,17 +9,19 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/object"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // lsRefs lists the refs as git's ls-remote and fetch ask for them over v2
 // (peel, symrefs, unborn when offered; no ref-prefix: the helper lists
 // everything, as with v0) and hands each to sink as its line is read.
-func (a *v2) lsRefs(w wire, sink RefSink) error {
+func (a *v2) lsRefs(t transport.Transport, sink RefSink) error {
 	req, err := a.command("ls-refs", &packp.LsRefsArgs{Peel: true, Symrefs: true, Unborn: a.feature("ls-refs", "unborn")})
 	if err != nil {
 		return err
 	}
-	in, err := w.send(req, false)
+	in, err := t.Request(req, false)
 	if err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func (a *v2) lsRefs(w wire, sink RefSink) error {
 func readRefsV2(in *bufio.Reader, f object.Format, sink RefSink) error {
 	var buf, peeledName []byte
 	for {
-		p, err := readPkt(in, &buf)
+		p, err := transport.ReadPkt(in, &buf)
 		if err == io.EOF {
 			return fmt.Errorf("the ls-refs answer ended early: %w", io.ErrUnexpectedEOF)
 		}

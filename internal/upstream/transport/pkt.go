@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+
+	"github.com/git-durable/git-durable/internal/mask"
+)
+
+// The packets with no payload: the lengths 0000, 0001 and 0002.
+const (
+	FlushPkt = iota + 1
+	DelimPkt // protocol v2: between the sections of a message
+	EndPkt   // protocol v2, stateless: the end of a response
+)
+
+// ReadPacket reads one pkt-line into *buf (grown as needed, reused) and
+// returns its payload, or which packet without one it was (FlushPkt,
+// DelimPkt, EndPkt); an "ERR" line is a *pktline.ErrorLine, and io.EOF
+// says r ended between lines. go-git's Scanner copies every line through a
+// buffer of its own, and its ReadLine allocates one per line, which a
+// million refs turn into garbage the collector may not keep up with on a
+// busy machine.
+func ReadPacket(r *bufio.Reader, buf *[]byte) ([]byte, int, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, 0, fmt.Errorf("the upstream's answer ended inside a line: %w", err)
+		}
+		return nil, 0, err
+	}
+	n := 0
+	for _, c := range h {
+		d, ok := HexDigit(c | 0x20) // pkt-line lengths may be upper case
+		if !ok {
+			return nil, 0, fmt.Errorf("bad pkt-line length %q", mask.Name(string(h[:])))
+		}
+		n = n<<4 | int(d)
+	}
+	switch {
+	case n < 3:
+		return nil, n + 1, nil
+	case n < 4:
+		return nil, 0, fmt.Errorf("bad pkt-line length %q", h[:])
+	}
+	n -= 4
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	p := (*buf)[:n]
+	if p == nil {
+		p = []byte{} // "0004", an empty line: not a flush
+	}
+	if _, err := io.ReadFull(r, p); err != nil {
+		return nil, 0, fmt.Errorf("the upstream's answer ended inside a line: %w", io.ErrUnexpectedEOF)
+	}
+	if bytes.HasPrefix(p, []byte("ERR ")) {
+		return nil, 0, &pktline.ErrorLine{Text: strings.TrimSpace(string(p[4:]))}
+	}
+	return p, 0, nil
+}
+
+// ReadPkt reads a pkt-line of protocol v0, where a flush (nil) is the
+// only packet without a payload.
+func ReadPkt(r *bufio.Reader, buf *[]byte) ([]byte, error) {
+	p, special, err := ReadPacket(r, buf)
+	switch {
+	case err != nil:
+		return nil, err
+	case special == FlushPkt:
+		return nil, nil
+	case special != 0:
+		return nil, fmt.Errorf("bad pkt-line length \"%04x\"", special-1)
+	}
+	return p, nil
+}
+
+// HexDigit is the value of a lower-case hex digit.
+func HexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
