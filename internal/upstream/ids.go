@@ -6,10 +6,6 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// agent is what the helper calls itself to servers: the User-Agent of its
-// HTTP requests, the agent capability of its requests.
-const agent = "git-remote-durable"
-
 // hashOf is an object id as go-git's, for its encoders; the zero id is
 // the null id of format f.
 func hashOf(id object.ID, f object.Format) plumbing.Hash {

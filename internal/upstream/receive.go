@@ -88,7 +88,7 @@ func (p *Receive) Push(req *PushRequest) (*Report, error) {
 		set(capability.Atomic)
 	}
 	if caps.Supports(capability.Agent) {
-		ureq.Capabilities.Set(capability.Agent, agent)
+		ureq.Capabilities.Set(capability.Agent, transport.Agent)
 	}
 	if caps.Supports(capability.ObjectFormat) {
 		// send-pack names the format whenever receive-pack named one:

@@ -88,7 +88,7 @@ func (a *v2) feature(cmd, feature string) bool {
 func (a *v2) command(name string, args packp.CommandArgs) (*bytes.Buffer, error) {
 	req := &packp.CommandRequest{Command: name, Args: args}
 	if a.caps.Supports(capability.Agent) {
-		req.Capabilities.Set(capability.Agent, agent)
+		req.Capabilities.Set(capability.Agent, transport.Agent)
 	}
 	if a.caps.Supports(capability.ObjectFormat) {
 		req.Capabilities.Set(capability.ObjectFormat, a.format.String())

@@ -181,7 +181,7 @@ func TestFetchV2Request(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantReq := pktsV2("command=fetch\n", "agent="+agent+"\n", "object-format=sha1\n", "0001", "want "+oid1+"\n", "have "+oid2+"\n",
+	wantReq := pktsV2("command=fetch\n", "agent="+transport.Agent+"\n", "object-format=sha1\n", "0001", "want "+oid1+"\n", "have "+oid2+"\n",
 		"done\n", "thin-pack\n", "no-progress\n", "include-tag\n", "ofs-delta\n", "shallow "+oid2+"\n", "deepen 2\n", "deepen-relative\n", "")
 	if w.sent != wantReq {
 		t.Errorf("sent\n%q\nwant\n%q", w.sent, wantReq)
