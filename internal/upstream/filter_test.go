@@ -37,13 +37,15 @@ func TestFilterRequest(t *testing.T) {
 		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, t: w}
 		if tc.v2 {
 			w.answer = pktsV2("packfile\n", "")
-			var err error
-			if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", ""))); err != nil {
+			a, err := readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", "")))
+			if err != nil {
 				t.Fatal(err)
 			}
+			u.d = a
 		} else {
-			u.adv = &advert{format: object.SHA1}
-			capability.DecodeList([]byte(tc.caps), &u.adv.caps)
+			a := &advert{format: object.SHA1}
+			capability.DecodeList([]byte(tc.caps), &a.caps)
+			u.d = a
 		}
 		if _, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Filter: spec}); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -82,10 +84,11 @@ func TestFetchOnly(t *testing.T) {
 		var stderr bytes.Buffer
 		w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "")}
 		u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: &stderr}}, t: w}
-		var err error
-		if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", ""))); err != nil {
+		a, err := readV2(reader(pktsV2("version 2\n", "ls-refs\n", tc.caps+"\n", "")))
+		if err != nil {
 			t.Fatal(err)
 		}
+		u.d = a
 		p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Only: true})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.caps, err)
@@ -117,10 +120,11 @@ func TestFetchOnlyInOrder(t *testing.T) {
 	}
 	w := &recorder{answer: pktsV2("packfile\n", "")}
 	u := &Upload{r: &Remote{URL: "u", o: Options{Stderr: io.Discard}}, t: w}
-	var err error
-	if u.v2, err = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch=shallow filter\n", ""))); err != nil {
+	a, err := readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch=shallow filter\n", "")))
+	if err != nil {
 		t.Fatal(err)
 	}
+	u.d = a
 	if _, err := u.Fetch(&FetchRequest{Wants: wants, Only: true}); err != nil {
 		t.Fatal(err)
 	}

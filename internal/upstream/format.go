@@ -63,33 +63,14 @@ func supportsFormat(caps *capability.List, f object.Format) bool {
 }
 
 // Format returns the object format of the upstream's ids.
-func (u *Upload) Format() object.Format {
-	if u.v2 != nil {
-		return u.v2.format
-	}
-	return u.adv.format
-}
+func (u *Upload) Format() object.Format { return u.d.idFormat() }
 
 // CheckFormat refuses a fetch into a repository of format local from an
 // upstream of another, with git's fatal line: fetch-pack.c's for protocol
 // v2 (send_fetch_request's "mismatched algorithms", or "the server does
 // not support algorithm" when it names none and the repository is not
 // SHA-1), do_fetch_pack's for v0.
-func (u *Upload) CheckFormat(local object.Format) error {
-	if u.v2 == nil {
-		if !supportsFormat(&u.adv.caps, local) {
-			return fmt.Errorf("Server does not support this repository's object format")
-		}
-		return nil
-	}
-	switch {
-	case !u.v2.caps.Supports(capability.ObjectFormat) && local != object.SHA1:
-		return fmt.Errorf("the server does not support algorithm '%s'", local)
-	case u.v2.format != local:
-		return fmt.Errorf("mismatched algorithms: client %s; server %s", local, u.v2.format)
-	}
-	return nil
-}
+func (u *Upload) CheckFormat(local object.Format) error { return u.d.checkFormat(local) }
 
 // Format returns the object format of the receive-pack's ids.
 func (p *Receive) Format() object.Format { return p.adv.format }

@@ -99,7 +99,7 @@ func TestV2SHA256(t *testing.T) {
 	}
 	want256, _ := object.ParseID(oid256a)
 	w = &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid256b+"\n", "0001", "packfile\n", "")}
-	u := &Upload{r: &Remote{URL: "u"}, t: w, v2: a}
+	u := &Upload{r: &Remote{URL: "u"}, t: w, d: a}
 	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want256}, Shallows: []object.ID{want256}, Depth: 1})
 	if err != nil || len(p.Shallow) != 1 || p.Shallow[0].String() != oid256b {
 		t.Fatalf("%v: %+v", err, p)
@@ -125,11 +125,11 @@ func TestCheckFormat(t *testing.T) {
 	}
 	v0 := func(s string) *Upload {
 		f, _ := serverFormat(ptr(caps(s)))
-		return &Upload{adv: &advert{caps: caps(s), format: f}}
+		return &Upload{d: &advert{caps: caps(s), format: f}}
 	}
 	v2 := func(s string) *Upload {
 		f, _ := serverFormat(ptr(caps(s)))
-		return &Upload{v2: &v2{caps: caps(s), format: f}}
+		return &Upload{d: &v2{caps: caps(s), format: f}}
 	}
 	const (
 		v0Msg   = "Server does not support this repository's object format"
@@ -155,11 +155,12 @@ func TestCheckFormat(t *testing.T) {
 		if got := errText(err); got != tc.want {
 			t.Errorf("%v into %v: %q, want %q", tc.u.Format(), tc.local, got, tc.want)
 		}
-		if tc.u.adv == nil {
+		adv, ok := tc.u.d.(*advert)
+		if !ok {
 			continue
 		}
 		// receive-pack's advertisement names its format as upload-pack's.
-		p := &Receive{adv: tc.u.adv}
+		p := &Receive{adv: adv}
 		want := ""
 		if tc.want != "" {
 			want = pushMsg

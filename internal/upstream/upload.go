@@ -2,14 +2,12 @@ package upstream
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 
-	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
-	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+
+	"github.com/git-durable/git-durable/object"
 )
 
 // Upload is an upload-pack session whose advertisement has been read: of
@@ -17,10 +15,28 @@ import (
 // request for protocol.version with. A v0 session serves one fetch; a v2
 // session another once the answer to the last is drained (Pack.Drain).
 type Upload struct {
-	r   *Remote
-	t   transport.Transport
-	adv *advert // v0
-	v2  *v2
+	r *Remote
+	t transport.Transport
+	d dialect // what the advertisement said, v0's or v2's
+}
+
+// dialect is what a session of upload-pack speaks, by its advertisement:
+// protocol v0's refs (advert) or v2's capabilities (v2).
+type dialect interface {
+	// idFormat is the object format of the upstream's ids.
+	idFormat() object.Format
+	// checkFormat refuses a fetch into a repository of format local, in
+	// git's words for the version.
+	checkFormat(local object.Format) error
+	// byID reports whether the upstream serves any object it has by id.
+	byID() bool
+	// single reports whether a session serves one fetch only (v0).
+	single() bool
+	// listRefs gives the refs to sink where the advertisement did not
+	// (v2: ls-refs).
+	listRefs(t transport.Transport, sink RefSink) error
+	// fetch sends req and reads the answer up to the pack.
+	fetch(u *Upload, req *FetchRequest) (*Pack, error)
 }
 
 // OpenUpload opens an upload-pack session and reads its advertisement;
@@ -33,7 +49,9 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 			return 0, err
 		} else if v2 {
 			a, err := readV2(in)
-			u.v2 = a
+			if err == nil {
+				u.d = a
+			}
 			return 2, err
 		}
 		a, err := readAdvertisement(in, sink)
@@ -43,7 +61,7 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 		case err != nil:
 			return 0, err
 		}
-		u.adv = a
+		u.d = a
 		return 0, nil
 	})
 	if errors.Is(err, errEmptyRemote) {
@@ -53,9 +71,8 @@ func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 		return nil, err
 	}
 	u.t = t
-	if u.v2 != nil && sink != nil {
-		sink.Format(u.v2.format)
-		if err := u.v2.lsRefs(t, sink); err != nil {
+	if sink != nil {
+		if err := u.d.listRefs(t, sink); err != nil {
 			err = t.Explain(err)
 			t.Close()
 			return nil, err
@@ -75,14 +92,14 @@ func (u *Upload) Close() error { return u.t.Close() }
 // ref"). A v0 session serves one request: ask for objects by id on a new
 // one (Fresh).
 func (u *Upload) ByID() bool {
-	return u.v2 != nil || u.adv.caps.Supports(capability.AllowReachableSHA1InWant)
+	return u.d.byID()
 }
 
 // Fresh returns a session on which to ask for objects by id once this
 // one's answer is drained: the same over protocol v2, a new one over v0,
 // whose sessions serve one request each.
 func (u *Upload) Fresh() (*Upload, error) {
-	if u.v2 != nil {
+	if !u.d.single() {
 		return u, nil
 	}
 	up, err := u.r.OpenUpload(nil)
@@ -109,45 +126,4 @@ var errNoPack = errors.New("no pack")
 // request (the helper negotiates in a single round), and returns the
 // answer once what comes before the pack is read: over v0, the shallow
 // lines and acknowledgements.
-func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) {
-	if u.v2 != nil {
-		return u.fetchV2(req)
-	}
-	if req.Filter != "" && !u.adv.caps.Supports(capability.Filter) {
-		// fetch-pack warns twice over v0: once for the capabilities, once
-		// as it writes the request.
-		u.r.warn(filterIgnored)
-		u.r.warn(filterIgnored)
-	}
-	ureq, err := uploadRequest(&u.adv.caps, req)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := ureq.Encode(&b); err != nil {
-		return nil, err
-	}
-	// The haves and "done", with no flush between them: a stateless
-	// upload-pack (HTTP) answers a flush and ends the request there.
-	haves := &packp.UploadHaves{Haves: hashes(req.Haves, u.adv.format), Done: true}
-	if err := haves.Encode(&b); err != nil {
-		return nil, err
-	}
-	in, err := u.t.Request(&b, false)
-	if err != nil {
-		return nil, err
-	}
-	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: u.adv.shallows, t: u.t}
-	if err := p.readHead(in, u.adv.format); err != nil {
-		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
-			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
-		}
-		return nil, err
-	}
-	if req.Only {
-		// The cut of "deepen 1", no boundary of the repository's.
-		p.Deepened, p.Shallow, p.Unshallow, p.Theirs = false, nil, nil, nil
-	}
-	p.in = &stickyReader{r: demux(p.watch(in), &ureq.Capabilities, req.Progress)}
-	return p, nil
-}
+func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) { return u.d.fetch(u, req) }

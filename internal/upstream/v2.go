@@ -96,3 +96,28 @@ func (a *v2) command(name string, args packp.CommandArgs) (*bytes.Buffer, error)
 	var b bytes.Buffer
 	return &b, req.Encode(&b)
 }
+
+// A v2 capability advertisement is a dialect: ls-refs lists the refs, and
+// a session serves a fetch after another.
+
+func (a *v2) idFormat() object.Format { return a.format }
+
+func (a *v2) checkFormat(local object.Format) error {
+	switch {
+	case !a.caps.Supports(capability.ObjectFormat) && local != object.SHA1:
+		return fmt.Errorf("the server does not support algorithm '%s'", local)
+	case a.format != local:
+		return fmt.Errorf("mismatched algorithms: client %s; server %s", local, a.format)
+	}
+	return nil
+}
+
+// byID: v2's upload-pack takes any want.
+func (a *v2) byID() bool { return true }
+
+func (a *v2) single() bool { return false }
+
+func (a *v2) listRefs(t transport.Transport, sink RefSink) error {
+	sink.Format(a.format)
+	return a.lsRefs(t, sink)
+}

@@ -175,7 +175,7 @@ func TestFetchV2Request(t *testing.T) {
 	want, _ := object.ParseID(oid1)
 	have, _ := object.ParseID(oid2)
 	w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "\x01PACK", "")}
-	u := &Upload{r: &Remote{URL: "u"}, t: w, v2: a}
+	u := &Upload{r: &Remote{URL: "u"}, t: w, d: a}
 	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: []object.ID{have}, Shallows: []object.ID{have},
 		Depth: 2, DeepenRelative: true, IncludeTag: true, NoProgress: true})
 	if err != nil {
@@ -191,7 +191,7 @@ func TestFetchV2Request(t *testing.T) {
 	}
 	// A v2 session takes another fetch once the answer is drained; a v0
 	// one serves no object by id.
-	if err := p.Drain(); err != nil || !u.ByID() || (&Upload{adv: &advert{}}).ByID() {
+	if err := p.Drain(); err != nil || !u.ByID() || (&Upload{d: &advert{}}).ByID() {
 		t.Errorf("drain %v, by id %v", err, u.ByID())
 	}
 
@@ -218,7 +218,7 @@ func TestFetchV2Request(t *testing.T) {
 		!strings.HasSuffix(w.sent, pktsV2("deepen 3\n", "deepen-since 1700000000\n", "deepen-not side\n", "deepen-not v10\n", "")) {
 		t.Errorf("deepen-not: %v, sent %q", err, w.sent)
 	}
-	u.v2, _ = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch\n", "")))
+	u.d, _ = readV2(reader(pktsV2("version 2\n", "ls-refs\n", "fetch\n", "")))
 	for _, req := range []FetchRequest{{Depth: 1}, {DeepenNot: []string{"side"}}, {DeepenSince: time.Unix(1, 0)}, {Shallows: []object.ID{have}}} {
 		req.Wants = []object.ID{want}
 		if _, err := u.Fetch(&req); err == nil || err.Error() != "Server does not support shallow requests" {

@@ -17,18 +17,18 @@ import (
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
-// fetchV2 asks for the pack over protocol v2: the wants, the haves and
+// fetch asks for the pack over protocol v2: the wants, the haves and
 // "done" in one request (thin-pack and ofs-delta always, include-tag and
 // no-progress as git's options say, the shallow lines and deepening when
 // the server's fetch offers "shallow", the filter when it offers
 // "filter"), and returns the answer once the sections before the pack are
 // read.
-func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
-	args, err := u.fetchArgsV2(req)
+func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
+	args, err := a.fetchArgs(u.r, req)
 	if err != nil {
 		return nil, err
 	}
-	body, err := u.v2.command("fetch", args)
+	body, err := a.command("fetch", args)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (u *Upload) fetchV2(req *FetchRequest) (*Pack, error) {
 		return nil, err
 	}
 	p := &Pack{t: u.t}
-	if err := p.readSections(in, u.v2.format); err != nil {
+	if err := p.readSections(in, a.format); err != nil {
 		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
@@ -130,9 +130,9 @@ func specialName(special int) string {
 	return [...]string{transport.FlushPkt: "flush", transport.DelimPkt: "delim", transport.EndPkt: "response-end"}[special]
 }
 
-// fetchArgsV2 is the arguments of req's v2 fetch command.
-func (u *Upload) fetchArgsV2(req *FetchRequest) (packp.CommandArgs, error) {
-	a := u.v2
+// fetchArgs is the arguments of req's v2 fetch command; r takes the
+// warning for a filter the server cannot apply.
+func (a *v2) fetchArgs(r *Remote, req *FetchRequest) (packp.CommandArgs, error) {
 	args := &packp.FetchArgs{
 		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
 		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
@@ -160,7 +160,7 @@ func (u *Upload) fetchArgsV2(req *FetchRequest) (packp.CommandArgs, error) {
 	case a.feature("fetch", "filter"):
 		args.Filter = packp.Filter(req.Filter)
 	default:
-		u.r.warn(filterIgnored)
+		r.warn(filterIgnored)
 	}
 	if req.Only {
 		return inOrder{args}, nil
