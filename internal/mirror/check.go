@@ -187,7 +187,7 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 	} else {
 		say("refs", "HEAD, config, refs and shallow made durable as each fetch ends")
 	}
-	limit, err := remote.UnpackLimit(r.Config)
+	limit, err := r.Config.UnpackLimit(false)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 	if err != nil {
 		return ids, err
 	}
-	limit, err := UnpackLimit(r.Config)
+	limit, err := r.Config.UnpackLimit(false)
 	if err != nil {
 		return ids, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
@@ -21,7 +22,7 @@ import (
 // from one.
 func healChunk(limit uint32) int {
 	if limit == 0 {
-		return gitUnpackLimit
+		return repo.DefaultUnpackLimit
 	}
 	return int(limit)
 }

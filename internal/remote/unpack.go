@@ -84,10 +84,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 
 // checks are the unpack limit and the fsck options of a fetch into r.
 func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err error) {
-	limit, err = UnpackLimit(r.Config)
-	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
-		limit = 0 // a clone keeps its pack, as git's does
-	}
+	limit, err = r.Config.UnpackLimit(h.set.cloning)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -126,25 +123,6 @@ func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, er
 		return &packError{err: err}
 	}
 	return nil
-}
-
-// UnpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's
-// default (100), in a repository of configuration c: a fetch of at least
-// that many objects is kept as a pack, as git keeps it, so that a mirror
-// holds as many files as git's and serves a clone as fast; smaller ones
-// are exploded. 0 (as in git) keeps every pack. A clone keeps its pack
-// whatever its size, as git's does, unless one of the settings is set.
-func UnpackLimit(c repo.Config) (uint32, error) {
-	for _, key := range []string{"fetch.unpackLimit", "transfer.unpackLimit"} {
-		if c.Has(key) {
-			v, err := c.Int(key, 0)
-			if err != nil {
-				return 0, err
-			}
-			return uint32(max(v, 0)), nil
-		}
-	}
-	return gitUnpackLimit, nil
 }
 
 // keepMessage is what git's fetch-pack writes into the .keep of a pack it
