@@ -12,8 +12,8 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/proc"
-	"github.com/git-durable/git-durable/internal/remote"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/sweep"
 )
 
 // CheckFlag is the argument that selects the check in git-remote-durable.
@@ -196,7 +196,7 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 	} else {
 		say("unpack limit", "%d: fetches of fewer objects are written as loose objects, larger ones kept as packs", limit)
 	}
-	if swept, broken := remote.SweptThisBoot(r.ObjectDir, r.Format); swept {
+	if swept, broken := sweep.ThisBoot(r.ObjectDir, r.Format); swept {
 		say("crash check", "every loose object was checked during this boot; %d left broken", len(broken))
 	} else {
 		say("crash check", "the next fetch reads every loose object (none checked during this boot)")
