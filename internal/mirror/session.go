@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// session is what the runner reads of the helper's session lines
-// (remote.SessionStats) for one update.
+// session is what the runner reads of the helper's session lines (its
+// SessionStats) for one update.
 type session struct {
 	Result        string `json:"result"`
 	Objects       int    `json:"objects"`

@@ -22,9 +22,6 @@ const refetchChunk = 10000
 // sends it when asked alone.
 const refetchRounds = 8
 
-// RefetchFlag selects Refetch in git-remote-durable.
-const RefetchFlag = "--refetch"
-
 // refetchUsage is what -h prints after "usage: ".
 const refetchUsage = `git-remote-durable --refetch <url> < <ids>
 

@@ -13,14 +13,7 @@ import (
 	"github.com/git-durable/git-durable/internal/unpack"
 )
 
-// StatsEnv names the environment variable that, set to an absolute path,
-// makes the helper append one JSON line per fetch batch to that file:
-// what the upstream sent, what was written, and the sync counters (git's
-// trace2 names), so that a mirror's cron job can see that every batch got
-// its writeouts and exactly one hardware flush.
-const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
-
-// BatchStats is one line of the StatsEnv file: a fetch batch.
+// BatchStats is one line of the report.StatsEnv file: a fetch batch.
 type BatchStats struct {
 	URL string `json:"url"`
 	// Repository is the git directory fetched into.
@@ -39,7 +32,7 @@ type BatchStats struct {
 }
 
 // account adds a batch's counters to the session's totals, appends its
-// line to the StatsEnv file, and shows it with git fetch -v.
+// line to the report.StatsEnv file, and shows it with git fetch -v.
 func (h *helper) account(stats report.Stats, err error) {
 	st := stats.Stats
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
@@ -73,9 +66,10 @@ func (h *helper) account(stats report.Stats, err error) {
 	h.appendStats(bs)
 }
 
-// appendStats appends v as one JSON line to the StatsEnv file, if set.
+// appendStats appends v as one JSON line to the report.StatsEnv file, if
+// set.
 func (h *helper) appendStats(v any) {
-	path := h.env.Getenv(StatsEnv)
+	path := h.env.Getenv(report.StatsEnv)
 	if path == "" || !filepath.IsAbs(path) {
 		return
 	}
@@ -85,16 +79,16 @@ func (h *helper) appendStats(v any) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
-		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", StatsEnv, err)
+		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", report.StatsEnv, err)
 		return
 	}
 	defer f.Close()
 	f.Write(append(line, '\n'))
 }
 
-// SessionStats is the line of the StatsEnv file that ends every session
-// of the helper — every git fetch, clone or push through it, also one that
-// found nothing new or failed before any pack (the host down, the
+// SessionStats is the line of the report.StatsEnv file that ends every
+// session of the helper — every git fetch, clone or push through it, also
+// one that found nothing new or failed before any pack (the host down, the
 // repository gone, a refused login) — for monitoring: Kind is "session".
 type SessionStats struct {
 	Kind       string `json:"kind"`
@@ -164,12 +158,12 @@ func (h *helper) gitDir() string {
 	return ""
 }
 
-// checkStatsPath warns, once a session, that StatsEnv is set to a path
-// that is not absolute: it is ignored, as git ignores a relative
+// checkStatsPath warns, once a session, that report.StatsEnv is set to a
+// path that is not absolute: it is ignored, as git ignores a relative
 // GIT_TRACE, since the helper does not run where git was started.
 func (h *helper) checkStatsPath() {
-	if path := h.env.Getenv(StatsEnv); path != "" && !filepath.IsAbs(path) {
-		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", StatsEnv, path)
+	if path := h.env.Getenv(report.StatsEnv); path != "" && !filepath.IsAbs(path) {
+		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", report.StatsEnv, path)
 	}
 }
 

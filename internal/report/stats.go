@@ -8,6 +8,15 @@ import (
 	"github.com/git-durable/git-durable/internal/unpack"
 )
 
+// StatsEnv names the environment variable that, set to an absolute path,
+// makes the remote helper append one JSON line per fetch batch to that
+// file: what the upstream sent, what was written, and the sync counters
+// (git's trace2 names), so that a mirror's cron job can see that every
+// batch got its writeouts and exactly one hardware flush; and one line
+// that ends each of its sessions. The mirror runner points the helpers it
+// runs at a file of its own.
+const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
+
 // Stats is the line --stats prints, and the heart of each line the remote
 // helper records per fetch batch: what the unpack did, and the sync
 // counters with git's trace2 names.
