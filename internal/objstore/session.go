@@ -2,13 +2,12 @@
 // store opened with the durability policy its settings ask for, the
 // unpacker's options that follow from those settings, and progress in git's
 // words. git-unpack-durable and the remote helper each open a Session per
-// pack; what a run did goes into a report.Stats.
+// pack; what a run did goes into its Stats.
 package objstore
 
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 )
@@ -125,23 +123,6 @@ func (t *Session) Done() {
 	if t.meter != nil {
 		t.meter.Done()
 	}
-}
-
-// Stats reports the run that gave res: what the unpacker did, the objects
-// the store repaired, the time since Open and the counters of the policy
-// that ran, with the reason when the settings left objects unsynced.
-func (t *Session) Stats(res unpack.Result) report.Stats {
-	p := t.Policy
-	if res.Kept {
-		p = t.PackPolicy
-	}
-	st := p.Stats()
-	if st.Path == batch.PathNone && !res.Kept && st.Reason == "" {
-		st.Reason = t.Settings.Unsynced
-	}
-	return report.Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack,
-		Settings: t.Settings.Notice, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.

@@ -10,7 +10,6 @@ import (
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -37,23 +36,23 @@ func healChunk(limit uint32) int {
 // under one batch (a writeout each, one flush after the last), replacing a
 // broken copy; the others are dropped, and said. It returns the stats of
 // the batch; an error of the unpack is accounted already (runErr).
-func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) {
+func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error) {
 	r, err := h.repository()
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	_, strict, err := h.checks(r)
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	defer t.Close()
 	scratch, err := os.MkdirTemp(r.ObjectDir, "tmp_objdir-heal-")
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	defer os.RemoveAll(scratch)
 	// The repository's objects are bases for what the answer sends as
@@ -80,11 +79,11 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) 
 	}
 	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
 	if err = h.runErr(p, t, res, err); err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	res.Existing = 0
 	if res.Written, err = h.keepAsked(scratch, r.Format, t, ids); err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
 		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",

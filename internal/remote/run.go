@@ -12,9 +12,9 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -64,7 +64,7 @@ type helper struct {
 	settled int    // files of the repository settle made durable
 	op      string // fetch, push or list: what git asked for
 	started time.Time
-	sum     report.Stats // the batches', added up
+	sum     objstore.Stats // the batches', added up
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 )
@@ -19,7 +20,7 @@ type BatchStats struct {
 	// Repository is the git directory fetched into.
 	Repository string `json:"repository,omitempty"`
 	Batch      int    `json:"batch"` // 1 for the session's first fetch batch
-	report.Stats
+	objstore.Stats
 	// Promisor marks a kept pack published as a promisor pack (with its
 	// .promisor, a fifth file under the flush).
 	Promisor bool `json:"promisor,omitempty"`
@@ -33,7 +34,7 @@ type BatchStats struct {
 
 // account adds a batch's counters to the session's totals, appends its
 // line to the report.StatsEnv file, and shows it with git fetch -v.
-func (h *helper) account(stats report.Stats, err error) {
+func (h *helper) account(stats objstore.Stats, err error) {
 	st := stats.Stats
 	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
 	h.totals.WriteoutOnly += st.WriteoutOnly

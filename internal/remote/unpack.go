@@ -10,7 +10,6 @@ import (
 	"github.com/git-durable/git-durable/internal/fsck"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -18,9 +17,9 @@ import (
 
 // received is what a fetch batch left in the repository.
 type received struct {
-	connected bool         // the objects were verified to be connected
-	lock      string       // the .keep of a kept pack, for git to remove
-	stats     report.Stats // for the batch's line (account), once the fetch is done
+	connected bool           // the objects were verified to be connected
+	lock      string         // the .keep of a kept pack, for git to remove
+	stats     objstore.Stats // for the batch's line (account), once the fetch is done
 }
 
 // unpack writes the pack stream in into the repository through the
