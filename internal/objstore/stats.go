@@ -28,18 +28,19 @@ type Stats struct {
 }
 
 // Stats reports the run that gave res: what the unpacker did, the objects
-// the store repaired, the time since Open and the counters of the policy
-// that ran, with the reason when the settings left objects unsynced.
-func (t *Session) Stats(res unpack.Result) Stats {
-	p := t.Policy
+// the run repaired, the time since it began and the counters of the
+// policy that ran, with the reason when the settings left objects
+// unsynced.
+func (r *Run) Stats(res unpack.Result) Stats {
+	p := r.Policy
 	if res.Kept {
-		p = t.PackPolicy
+		p = r.PackPolicy
 	}
 	st := p.Stats()
 	if st.Path == batch.PathNone && !res.Kept && st.Reason == "" {
-		st.Reason = t.Settings.Unsynced
+		st.Reason = r.Settings.Unsynced
 	}
 	return Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack,
-		Settings: t.Settings.Notice, Work: res.Work, Stats: st}
+		Repaired: r.Repaired(), Seconds: math.Round(time.Since(r.start).Seconds()*1000) / 1000, Pack: res.Pack,
+		Settings: r.Settings.Notice, Work: res.Work, Stats: st}
 }

@@ -3,10 +3,8 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
-	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -125,11 +123,10 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	if err != nil {
 		return nil, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := h.objects(r)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	bad := map[object.ID]bool{}
 	for _, id := range ids {
 		if _, _, err := t.Store.Read(id); err != nil {

@@ -45,11 +45,11 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 	if err != nil {
 		return objstore.Stats{}, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	run, err := h.begin(r)
 	if err != nil {
 		return objstore.Stats{}, err
 	}
-	defer t.Close()
+	defer run.End()
 	scratch, err := os.MkdirTemp(r.ObjectDir, "tmp_objdir-heal-")
 	if err != nil {
 		return objstore.Stats{}, err
@@ -64,7 +64,7 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
 	defer all.Close()
-	opts := t.Options(maskWriter{h.errw}, nil)
+	opts := run.Options(maskWriter{h.errw}, nil)
 	opts.Strict = strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
@@ -74,22 +74,22 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 		// loose file per object, and where it holds only what was asked
 		// it is published as it came (packAnswer); the links its trees
 		// name order what is asked for next.
-		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: t.Settings.PackCompression}, scratchPolicy
+		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: run.Settings.PackCompression}, scratchPolicy
 		opts.Object = h.noteLinks(r.Format, opts.Object)
 	}
 	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
-	if err = h.runErr(p, t, res, err); err != nil {
+	if err = h.runErr(p, run, res, err); err != nil {
 		return objstore.Stats{}, err
 	}
 	res.Existing = 0
-	if res.Written, err = h.keepAsked(scratch, r.Format, t, ids); err != nil {
+	if res.Written, err = h.keepAsked(scratch, r.Format, run, ids); err != nil {
 		return objstore.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
 		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
 			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
 	}
-	return t.Stats(res), nil
+	return run.Stats(res), nil
 }
 
 // countUnasked returns an unpack's Object callback that counts in n the
@@ -110,15 +110,15 @@ func countUnasked(ids []object.ID, n *atomic.Int64) func(object.ID, object.Type,
 // repository: as one pack where a repair asked (overPacks, the pack's
 // path noted for its caller), else as loose objects. It returns how many
 // it wrote.
-func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session, ids []object.ID) (int, error) {
+func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, ids []object.ID) (int, error) {
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: f})
 	defer came.Close()
 	if !h.overPacks {
-		return copyAsked(came, t, ids)
+		return copyAsked(came, run, ids)
 	}
-	path, n, err := packAnswer(scratch, t, ids)
+	path, n, err := packAnswer(scratch, run, ids)
 	if path == "" && err == nil {
-		path, n, err = packAsked(came, t, ids)
+		path, n, err = packAsked(came, run, ids)
 	}
 	if path != "" {
 		h.refetched = append(h.refetched, path)
@@ -126,12 +126,13 @@ func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session,
 	return n, err
 }
 
-// copyAsked writes each of ids that the store came holds into t's store,
-// where it is missing or broken there, under one batch of t's policy (a
-// writeout each, one flush after the last), and returns how many it wrote.
-func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, error) {
+// copyAsked writes each of ids that the store came holds into the run's
+// store, where it is missing or broken there, under one batch of the run's
+// policy (a writeout each, one flush after the last), and returns how many
+// it wrote.
+func copyAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (int, error) {
 	written := 0
-	tx := t.Policy.Begin()
+	tx := run.Policy.Begin()
 	for _, id := range ids {
 		typ, data, err := came.Read(id)
 		if errors.Is(err, loose.ErrNotFound) {
@@ -139,8 +140,8 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, er
 		}
 		if err == nil {
 			var need bool
-			if need, err = t.Store.Need(id); need && err == nil {
-				err = t.Store.Write(tx, id, typ, data)
+			if need, err = run.Store.Need(id); need && err == nil {
+				err = run.Store.Write(tx, id, typ, data)
 				written++
 			}
 		}

@@ -47,6 +47,7 @@ type helper struct {
 
 	set       settings
 	local     *repo.Repo           // the repository, once needed
+	store     *objstore.Session    // its objects, once needed (objects)
 	up        *upstream.Upload     // the upload-pack session list opened
 	rp        *upstream.Receive    // the receive-pack session list for-push opened
 	hup       *hangup              // stops the helper when git goes away mid-command
@@ -264,7 +265,7 @@ func (h *helper) write(s string) error {
 	return err
 }
 
-// close ends the sessions still open.
+// close ends the sessions still open, and closes the object store.
 func (h *helper) close() {
 	if h.up != nil {
 		h.up.Close()
@@ -273,6 +274,10 @@ func (h *helper) close() {
 	if h.rp != nil {
 		h.rp.Close()
 		h.rp = nil
+	}
+	if h.store != nil {
+		h.store.Close()
+		h.store = nil
 	}
 }
 

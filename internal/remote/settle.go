@@ -3,7 +3,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/internal/objstore"
 )
 
 // settleSlack is how long before the session's first command a ref may
@@ -115,12 +113,12 @@ func (h *helper) settle() {
 	if err != nil {
 		return // not in a repository (git ls-remote), or git said why already
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	run, err := h.begin(r)
 	if err != nil {
 		return
 	}
-	defer t.Close()
-	st := t.Policy.Stats()
+	defer run.End()
+	st := run.Policy.Stats()
 	if h.totals.Path == "" {
 		// No batch: the session's line still says how it would sync.
 		h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
@@ -128,12 +126,12 @@ func (h *helper) settle() {
 	if st.Path == batch.PathNone {
 		return
 	}
-	tx := t.Policy.Begin()
+	tx := run.Policy.Begin()
 	n, err := h.adoptChanged(tx, r.GitDir, r.CommonDir)
 	if endErr := tx.End(); err == nil {
 		err = endErr
 	}
-	st = t.Policy.Stats()
+	st = run.Policy.Stats()
 	h.totals.WriteoutOnly += st.WriteoutOnly
 	h.totals.HardwareFlush += st.HardwareFlush
 	if err != nil {

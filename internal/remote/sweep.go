@@ -2,14 +2,12 @@ package remote
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/sweep"
 	"github.com/git-durable/git-durable/internal/upstream"
@@ -75,11 +73,10 @@ func (h *helper) sweep(up *upstream.Upload) {
 // scan checks every loose object of r and removes the broken copies of
 // objects a pack holds; it returns the others.
 func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := h.objects(r)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	start := time.Now()
 	broken, n, err := t.Store.Scan(runtime.GOMAXPROCS(0))
 	if err != nil {

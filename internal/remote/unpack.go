@@ -44,12 +44,12 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 	if err != nil {
 		return rcv, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true) // the settings were told of once (snapshot)
+	run, err := h.begin(r)
 	if err != nil {
 		return rcv, err
 	}
-	defer t.Close()
-	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
+	defer run.End()
+	opts := run.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
 	pack := in // what the unpacker reads: in, or a reader that peeked at its header
 	if h.set.promisor() {
@@ -66,14 +66,14 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 		opts.Object = cl.add
 	}
 	if h.set.progress && h.set.verbosity > 0 {
-		opts.Progress = t.Progress(h.errw)
+		opts.Progress = run.Progress(h.errw)
 	}
-	res, err := unpack.Run(h.ctx, pack, t.Store, t.Policy, opts)
-	if err = h.runErr(in, t, res, err); err != nil {
+	res, err := unpack.Run(h.ctx, pack, run.Store, run.Policy, opts)
+	if err = h.runErr(in, run, res, err); err != nil {
 		return rcv, err
 	}
-	rcv.stats = t.Stats(res)
-	t.Done()
+	rcv.stats = run.Stats(res)
+	run.Done()
 	rcv.lock = res.KeepPath
 	if cl != nil {
 		rcv.connected = cl.connected(wants)
@@ -100,11 +100,11 @@ func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err e
 // runErr is what a fetch reports of a run of the unpacker over in, with
 // its stats accounted: a connection cut mid-pack, junk after the pack, a
 // bad pack, or nil.
-func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, err error) error {
+func (h *helper) runErr(in io.Reader, run *objstore.Run, res unpack.Result, err error) error {
 	if p, ok := in.(*upstream.Pack); ok && err != nil {
 		if cut := p.Cut(err); cut != err {
 			// The connection went away mid-pack: not a bad pack.
-			h.account(t.Stats(res), cut)
+			h.account(run.Stats(res), cut)
 			return cut
 		}
 	}
@@ -114,11 +114,11 @@ func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, er
 		if res.KeepPath != "" {
 			os.Remove(res.KeepPath)
 		}
-		h.account(t.Stats(res), upstream.ErrJunk)
+		h.account(run.Stats(res), upstream.ErrJunk)
 		return upstream.ErrJunk
 	}
 	if err != nil {
-		h.account(t.Stats(res), err)
+		h.account(run.Stats(res), err)
 		return &packError{err: err}
 	}
 	return nil
