@@ -46,7 +46,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	}
 	red := &upstream.Redactor{}
 	h := &helper{ctx: ctx, env: env, red: red, errw: &scrubWriter{w: env.Stderr, r: red}, out: env.Stdout,
-		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, started: time.Now(), op: "fetch", overPacks: true}
+		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, began: time.Now(), line: SessionStats{Op: "fetch"}, overPacks: true}
 	var ids []object.ID
 	sc := bufio.NewScanner(env.Stdin)
 	for sc.Scan() {

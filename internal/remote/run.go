@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/proc"
@@ -45,27 +44,23 @@ type helper struct {
 	cfg    repo.Config      // read lazily
 	cfgd   bool
 
-	set       settings
-	local     *repo.Repo           // the repository, once needed
-	store     *objstore.Session    // its objects, once needed (objects)
-	up        *upstream.Upload     // the upload-pack session list opened
-	rp        *upstream.Receive    // the receive-pack session list for-push opened
-	hup       *hangup              // stops the helper when git goes away mid-command
-	totals    batch.Stats          // over every fetch batch
-	batchN    int                  // fetch batches received
+	set   settings
+	local *repo.Repo        // the repository, once needed
+	store *objstore.Session // its objects, once needed (objects)
+	up    *upstream.Upload  // the upload-pack session list opened
+	rp    *upstream.Receive // the receive-pack session list for-push opened
+	hup   *hangup           // stops the helper when git goes away mid-command
+	began time.Time         // when the session began: the helper's start
+	// line is the session's line (endSession), what git asked for and
+	// what its batches and the settle did added up as they come.
+	line      SessionStats
 	sought    []string             // the batch's "<id> <name>" lines, for a .promisor
-	began     time.Time            // when git's first list, fetch or push came
-	before    map[string]fileState // repoFiles then
+	before    map[string]fileState // repoFiles at git's first list, fetch or push
 	shallowed bool                 // the session wrote $GIT_DIR/shallow
 	ended     bool                 // git ended the session with a blank line, not by going away
 	// refDirs are the modification times of the directories under refs
 	// then.
 	refDirs map[string]time.Time
-	swept   int    // loose objects the session checked (sweep)
-	settled int    // files of the repository settle made durable
-	op      string // fetch, push or list: what git asked for
-	started time.Time
-	sum     objstore.Stats // the batches', added up
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
@@ -96,7 +91,7 @@ func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 		errw:       &scrubWriter{w: env.Stderr, r: red},
 		set:        defaultSettings(),
 		brokenType: map[object.ID]object.Type{},
-		started:    time.Now(),
+		began:      time.Now(),
 	}
 	// An interruption must also end a wait for git's next command.
 	stop := make(chan struct{})
@@ -185,20 +180,20 @@ func (h *helper) loop() (err error) {
 			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
 		case line == "list" || line == "list for-push":
 			h.snapshot()
-			if h.op == "" {
-				h.op = map[bool]string{true: "push", false: "fetch"}[line == "list for-push"]
+			if h.line.Op == "" {
+				h.line.Op = map[bool]string{true: "push", false: "fetch"}[line == "list for-push"]
 			}
 			err = h.answer(func() error { return h.list(line == "list for-push") })
 		case strings.HasPrefix(line, "fetch "):
 			h.snapshot()
-			h.op = "fetch"
+			h.line.Op = "fetch"
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.fetch(cmds) })
 			}
 		case strings.HasPrefix(line, "push "):
 			h.snapshot()
-			h.op = "push"
+			h.line.Op = "push"
 			var cmds []string
 			if cmds, err = h.batch(line); err == nil {
 				err = h.answer(func() error { return h.push(cmds) })

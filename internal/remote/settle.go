@@ -13,10 +13,10 @@ import (
 	"github.com/git-durable/git-durable/internal/mask"
 )
 
-// settleSlack is how long before the session's first command a ref may
-// have been written and still count as written by this git command:
-// filesystem timestamps come from a clock of a coarser grain (Linux's
-// ticks of up to 10 ms).
+// settleSlack is how long before the session began a ref may have been
+// written and still count as written by this git command: filesystem
+// timestamps come from a clock of a coarser grain (Linux's ticks of up to
+// 10 ms).
 const settleSlack = 100 * time.Millisecond
 
 // repoFiles are the files around the refs that settle makes durable where
@@ -36,13 +36,13 @@ type fileState struct {
 	size  int64
 }
 
-// snapshot records, at the session's first command, when it began and the
-// state of repoFiles, for settle to see what git changed.
+// snapshot records, at the session's first command, the state of
+// repoFiles, for settle to see what git changed.
 func (h *helper) snapshot() {
-	if !h.began.IsZero() {
+	if h.before != nil {
 		return
 	}
-	h.began = time.Now()
+	h.before = map[string]fileState{}
 	r, err := h.lookRepository()
 	if err != nil {
 		return
@@ -53,7 +53,6 @@ func (h *helper) snapshot() {
 	if set, err := r.Config.DurableSettings(h.env.Getenv); err == nil && set.Notice != "" {
 		fmt.Fprintf(h.errw, "warning: durable: %s\n", set.Notice)
 	}
-	h.before = map[string]fileState{}
 	for _, f := range repoFiles(r.GitDir, r.CommonDir) {
 		if st, ok := stateOf(f); ok {
 			h.before[f] = st
@@ -106,7 +105,7 @@ func stateOf(name string) (fileState, bool) {
 // went away without ending the session (it failed: a clone removes the
 // repository then).
 func (h *helper) settle() {
-	if h.began.IsZero() || !h.ended {
+	if h.before == nil || !h.ended {
 		return // git asked for nothing, or failed and went away
 	}
 	r, err := h.repository()
@@ -119,9 +118,8 @@ func (h *helper) settle() {
 	}
 	defer run.End()
 	st := run.Policy.Stats()
-	if h.totals.Path == "" {
-		// No batch: the session's line still says how it would sync.
-		h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
+	if h.line.Path == "" {
+		h.line.Stats = st // no batch: the session's line still says how it would sync
 	}
 	if st.Path == batch.PathNone {
 		return
@@ -132,13 +130,12 @@ func (h *helper) settle() {
 		err = endErr
 	}
 	st = run.Policy.Stats()
-	h.totals.WriteoutOnly += st.WriteoutOnly
-	h.totals.HardwareFlush += st.HardwareFlush
+	h.line.Stats = plus(h.line.Stats, st)
 	if err != nil {
 		fmt.Fprintf(h.errw, "error: cannot make the refs durable: %s\n", mask.Printable(mask.OneLine(err.Error())))
 		return
 	}
-	h.settled = n
+	h.line.Settled = n
 	if n > 0 && h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: %d files of the repository (refs, HEAD, config), %s: writeout-only %d, hardware-flush %d\n",
 			n, st.Path, st.WriteoutOnly, st.HardwareFlush)

@@ -32,23 +32,14 @@ type BatchStats struct {
 	Error string `json:"error,omitempty"`
 }
 
-// account adds a batch's counters to the session's totals, appends its
-// line to the report.StatsEnv file, and shows it with git fetch -v.
+// account adds a batch's stats to the session's line, appends the
+// batch's own line to the report.StatsEnv file, and shows it with git
+// fetch -v.
 func (h *helper) account(stats objstore.Stats, err error) {
 	st := stats.Stats
-	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
-	h.totals.WriteoutOnly += st.WriteoutOnly
-	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
+	h.line.add(stats)
+	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.line.Batches, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
 	h.shallowed = false
-	h.sum.Objects += stats.Objects
-	h.sum.Written += stats.Written
-	h.sum.Existing += stats.Existing
-	h.sum.Repaired += stats.Repaired
-	h.sum.Bytes += stats.Bytes
-	if stats.Settings != "" {
-		h.sum.Settings = stats.Settings
-	}
 	switch {
 	case err != nil && h.ctx.Err() != nil:
 		// Whatever failed (a read from a connection the signal closed)
@@ -123,13 +114,34 @@ type SessionStats struct {
 	batch.Stats
 }
 
+// add counts a batch's stats into the session's line: its objects, and
+// its syncs, under the path of the last batch.
+func (s *SessionStats) add(b objstore.Stats) {
+	s.Objects += b.Objects
+	s.Written += b.Written
+	s.Existing += b.Existing
+	s.Repaired += b.Repaired
+	s.Bytes += b.Bytes
+	if b.Settings != "" {
+		s.Settings = b.Settings
+	}
+	s.Stats = plus(b.Stats, s.Stats)
+}
+
+// plus is st with the sync counters of more added to its own, under st's
+// method and path.
+func plus(st, more batch.Stats) batch.Stats {
+	st.WriteoutOnly += more.WriteoutOnly
+	st.HardwareFlush += more.HardwareFlush
+	return st
+}
+
 // endSession appends the session's line: err is how it ended, msg the
 // fatal line printed for it.
 func (h *helper) endSession(err error, msg string) {
-	s := SessionStats{Kind: "session", Time: time.Now().UTC().Format(time.RFC3339), URL: h.url, Repository: h.gitDir(), Op: h.op,
-		Batches: h.batchN, Objects: h.sum.Objects, Written: h.sum.Written, Existing: h.sum.Existing, Repaired: h.sum.Repaired,
-		Bytes: h.sum.Bytes, Checked: h.swept, Settled: h.settled, Settings: h.sum.Settings,
-		Seconds: math.Round(time.Since(h.started).Seconds()*1000) / 1000, Stats: h.totals}
+	s := h.line
+	s.Kind, s.Time, s.URL, s.Repository = "session", time.Now().UTC().Format(time.RFC3339), h.url, h.gitDir()
+	s.Seconds = math.Round(time.Since(h.began).Seconds()*1000) / 1000
 	if s.Op == "" {
 		s.Op = "list"
 	}
@@ -171,5 +183,5 @@ func (h *helper) checkStatsPath() {
 // writeTrace2 writes git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
-	report.WriteTrace2(h.env.Getenv, h.errw, h.totals)
+	report.WriteTrace2(h.env.Getenv, h.errw, h.line.Stats)
 }

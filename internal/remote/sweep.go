@@ -82,7 +82,7 @@ func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.swept = n
+	h.line.Checked = n
 	if h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: checked %d loose objects in %.3f s, %d broken\n", n, time.Since(start).Seconds(), len(broken))
 	}
