@@ -56,10 +56,10 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 	}
 	defer os.RemoveAll(scratch)
 	// The repository's objects are bases for what the answer sends as
-	// deltas on them; not where its packs are damaged (overPacks): the
+	// deltas on them; not where its packs are damaged (a repair): the
 	// scratch store would take their copies for good and skip the objects.
 	var alts []string
-	if !h.overPacks {
+	if h.repair == nil {
 		alts = append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
@@ -69,7 +69,7 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
 	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
-	if h.overPacks {
+	if h.repair != nil {
 		// A repair's answer is kept whole in the scratch directory: no
 		// loose file per object, and where it holds only what was asked
 		// it is published as it came (packAnswer); the links its trees
@@ -107,13 +107,13 @@ func countUnasked(ids []object.ID, n *atomic.Int64) func(object.ID, object.Type,
 }
 
 // keepAsked writes what of ids the answer brought into scratch into the
-// repository: as one pack where a repair asked (overPacks, the pack's
-// path noted for its caller), else as loose objects. It returns how many
+// repository: as one pack where a repair asked (the pack's path noted
+// for Refetch), else as loose objects. It returns how many
 // it wrote.
 func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, ids []object.ID) (int, error) {
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: f})
 	defer came.Close()
-	if !h.overPacks {
+	if h.repair == nil {
 		return copyAsked(came, run, ids)
 	}
 	path, n, err := packAnswer(scratch, run, ids)
@@ -121,7 +121,7 @@ func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, i
 		path, n, err = packAsked(came, run, ids)
 	}
 	if path != "" {
-		h.refetched = append(h.refetched, path)
+		h.repair.packs = append(h.repair.packs, path)
 	}
 	return n, err
 }

@@ -31,6 +31,17 @@ their own written durably, also where a damaged pack holds them; prints
 the ids it could not get, then "pack <path>" for each pack it wrote. The
 mirror runner's --verify runs it to repair.`
 
+// repair is what a repair (Refetch) keeps over its requests. A heal then
+// writes what it fetched into a pack of its own, also objects a pack holds
+// (the pack's copies are damaged).
+type repair struct {
+	packs []string // the paths of the packs it wrote
+	// linked is the type of each object that what it fetched names (a
+	// tree's entries, a commit's tree and parents): askOrder orders what
+	// it asks again by it.
+	linked map[object.ID]object.Type
+}
+
 // Refetch is git-remote-durable --refetch <url>: the repair of what a
 // verification found broken or missing. Each object comes as a heal brings
 // it (heal: exactly the ids asked for, only those written, over sessions
@@ -46,7 +57,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	}
 	red := &upstream.Redactor{}
 	h := &helper{ctx: ctx, env: env, red: red, errw: &scrubWriter{w: env.Stderr, r: red}, out: env.Stdout,
-		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, began: time.Now(), line: SessionStats{Op: "fetch"}, overPacks: true}
+		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, began: time.Now(), line: SessionStats{Op: "fetch"}, repair: &repair{}}
 	var ids []object.ID
 	sc := bufio.NewScanner(env.Stdin)
 	for sc.Scan() {
@@ -61,7 +72,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 		err = h.start([]string{"origin", args[0]})
 	}
 	for round := 0; err == nil && len(ids) > 0 && round < refetchRounds; round++ {
-		left := h.healEach(h.askOrder(ids))
+		left := h.healEach(h.repair.askOrder(ids))
 		if len(left) == len(ids) {
 			break // nothing came: asking again would not help
 		}
@@ -71,7 +82,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 		for _, id := range ids {
 			fmt.Fprintln(env.Stdout, id)
 		}
-		for _, p := range h.refetched {
+		for _, p := range h.repair.packs {
 			fmt.Fprintln(env.Stdout, "pack "+p)
 		}
 	}
@@ -87,9 +98,9 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 // hides a wanted object behind a wanted tree that holds it when it walks
 // the tree first; so ordered, what an answer left out comes in one more
 // request, not in one per level of the trees that hold it.
-func (h *helper) askOrder(ids []object.ID) []object.ID {
+func (rp *repair) askOrder(ids []object.ID) []object.ID {
 	rank := func(id object.ID) int {
-		switch t, ok := h.linked[id]; {
+		switch t, ok := rp.linked[id]; {
 		case !ok:
 			return 1
 		case t == object.Blob:

@@ -147,12 +147,12 @@ func packAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (string, i
 }
 
 // noteLinks returns an unpack's Object callback that calls next, and
-// notes in h.linked the type of every object that a tree or a commit of
+// notes in h.repair.linked the type of every object that a tree or a commit of
 // the answer names: to ask for what the answer left out in a better order
 // (askOrder), learnt from what the unpack has in hand, not read again.
 func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []byte)) func(object.ID, object.Type, []byte) {
-	if h.linked == nil {
-		h.linked = map[object.ID]object.Type{}
+	if h.repair.linked == nil {
+		h.repair.linked = map[object.ID]object.Type{}
 	}
 	var mu sync.Mutex
 	return func(id object.ID, typ object.Type, data []byte) {
@@ -164,7 +164,7 @@ func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []
 		mu.Lock()
 		defer mu.Unlock()
 		for _, l := range links {
-			h.linked[l.ID] = l.Type
+			h.repair.linked[l.ID] = l.Type
 		}
 	}
 }
@@ -174,7 +174,7 @@ func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []
 // upstream sent of what was asked.
 func (h *helper) notFetched(f object.Format, ids []object.ID) (map[object.ID]bool, error) {
 	var idxs []*pack.Index
-	for _, p := range h.refetched {
+	for _, p := range h.repair.packs {
 		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
 		if err != nil {
 			return nil, err

@@ -64,15 +64,7 @@ type helper struct {
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
-	// overPacks makes a heal write what it fetched into a pack of its own,
-	// also objects a pack holds (Refetch: the pack's copies are damaged);
-	// refetched are the paths of those packs.
-	overPacks bool
-	refetched []string
-	// linked is the type of each object that what a repair fetched names
-	// (a tree's entries, a commit's tree and parents): Refetch orders what
-	// it asks again by it.
-	linked map[object.ID]object.Type
+	repair     *repair // a repair's, in Refetch: a heal then writes packs
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
