@@ -54,13 +54,10 @@ type helper struct {
 	// line is the session's line (endSession), what git asked for and
 	// what its batches and the settle did added up as they come.
 	line      SessionStats
-	sought    []string             // the batch's "<id> <name>" lines, for a .promisor
-	before    map[string]fileState // repoFiles at git's first list, fetch or push
-	shallowed bool                 // the session wrote $GIT_DIR/shallow
-	ended     bool                 // git ended the session with a blank line, not by going away
-	// refDirs are the modification times of the directories under refs
-	// then.
-	refDirs map[string]time.Time
+	sought    []string   // the batch's "<id> <name>" lines, for a .promisor
+	before    *repoState // the repository at git's first list, fetch or push
+	shallowed bool       // the session wrote $GIT_DIR/shallow
+	ended     bool       // git ended the session with a blank line, not by going away
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type

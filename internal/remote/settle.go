@@ -36,13 +36,21 @@ type fileState struct {
 	size  int64
 }
 
-// snapshot records, at the session's first command, the state of
-// repoFiles, for settle to see what git changed.
+// repoState is what settle compares the repository with to see what git
+// changed.
+type repoState struct {
+	files map[string]fileState // of repoFiles
+	// refDirs are the modification times of the directories under refs.
+	refDirs map[string]time.Time
+}
+
+// snapshot records, at the session's first command, the state of the
+// repository (before).
 func (h *helper) snapshot() {
 	if h.before != nil {
 		return
 	}
-	h.before = map[string]fileState{}
+	h.before = &repoState{files: map[string]fileState{}}
 	r, err := h.lookRepository()
 	if err != nil {
 		return
@@ -55,11 +63,11 @@ func (h *helper) snapshot() {
 	}
 	for _, f := range repoFiles(r.GitDir, r.CommonDir) {
 		if st, ok := stateOf(f); ok {
-			h.before[f] = st
+			h.before.files[f] = st
 		}
 	}
-	h.refDirs = map[string]time.Time{}
-	walkDirs(filepath.Join(r.CommonDir, "refs"), func(dir string, mtime time.Time) { h.refDirs[dir] = mtime })
+	h.before.refDirs = map[string]time.Time{}
+	walkDirs(filepath.Join(r.CommonDir, "refs"), func(dir string, mtime time.Time) { h.before.refDirs[dir] = mtime })
 }
 
 // walkDirs calls fn with every directory at and under dir and its
@@ -165,7 +173,7 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	// helper, however long that took.
 	for _, f := range repoFiles(gitDir, common) {
 		st, ok := stateOf(f)
-		old, had := h.before[f]
+		old, had := h.before.files[f]
 		if had && !ok {
 			tx.AdoptDir(filepath.Dir(f)) // removed (shallow, after --unshallow)
 		}
@@ -184,7 +192,7 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	// written since it began. Lock files are another writer's, in flight.
 	var err error
 	walkDirs(filepath.Join(common, "refs"), func(dir string, mtime time.Time) {
-		if old, ok := h.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
+		if old, ok := h.before.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
 			return
 		}
 		tx.AdoptDir(dir)
