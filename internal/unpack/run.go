@@ -144,7 +144,7 @@ func (u *resolver) drive(r *pack.Reader) error {
 		u.heal()
 	}
 	u.drv.wait()
-	if u.firstErr() == nil {
+	if u.tally.first() == nil {
 		u.secondPass()
 	}
 	u.drv.stop()
@@ -202,7 +202,7 @@ func (opts Options) withDefaults() Options {
 // pack, the trailer comes before the checks of the whole pack, as in git
 // index-pack.
 func (u *resolver) finish(trailerErr error) error {
-	if err := u.firstErr(); err != nil {
+	if err := u.tally.first(); err != nil {
 		return err
 	}
 	for id, be := range u.baseErrs {
@@ -236,8 +236,6 @@ func (u *resolver) finish(trailerErr error) error {
 	}
 	return nil
 }
-
-func (u *resolver) firstErr() error { return u.tally.first() }
 
 // fail records the first fatal error; the run stops at the next entry.
 func (u *resolver) fail(err error) {
