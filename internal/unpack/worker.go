@@ -104,9 +104,9 @@ func (u *resolver) base(j *job) (object.Type, []byte, error) {
 	if j.base >= 0 {
 		// An entry that left the cache: read back only if that is one
 		// entry to inflate (see readBack), else put off.
-		typ, data, ok, err := u.readBack(j.base, id)
-		if err != nil || ok {
-			return typ, data, err
+		got, err := u.readBack(j.base, id)
+		if err != nil || got.ok {
+			return got.typ, got.data, err
 		}
 		return object.Bad, nil, errLater
 	}
@@ -127,21 +127,21 @@ func (u *resolver) base(j *job) (object.Type, []byte, error) {
 // not keep (read again for the next delta), or one past the budget (an
 // order made to make the cache forget its bases) is not read back: ok is
 // false, and the delta is put off.
-func (u *resolver) readBack(k int32, id object.ID) (typ object.Type, data []byte, ok bool, err error) {
+func (u *resolver) readBack(k int32, id object.ID) (fromPack, error) {
 	u.mu.Lock()
 	e := u.entries.at(k)
 	whole, off := e.base == fullObject, e.off
 	u.mu.Unlock()
 	if !whole {
-		return object.Bad, nil, false, nil
+		return fromPack{}, nil
 	}
-	typ, data, ok, err = u.dest.wholeAt(off, func(size, received int64) bool {
+	got, err := u.dest.wholeAt(off, func(size, received int64) bool {
 		return u.cache.Holds(size) && u.readBackBytes.Add(size) <= received
 	})
-	if ok {
-		u.cache.Put(id, typ, data)
+	if got.ok {
+		u.cache.Put(id, got.typ, got.data)
 	}
-	return typ, data, ok, err
+	return got, err
 }
 
 // apply applies a delta job to its base and resolves the result.
