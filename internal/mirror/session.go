@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-durable/git-durable/internal/report"
 )
 
 // session is what the runner reads of the helper's session lines (its
@@ -73,10 +75,10 @@ func quiet(l []byte) bool {
 const statsName = "durable-update.stats"
 
 // keepStats passes the helper's lines in the file path, left by an
-// update, on to the statistics file the runner was given
-// (GIT_REMOTE_DURABLE_STATS, an absolute path), if any — but the session
-// lines of fetches that found nothing to do and repaired nothing, so that
-// a mirror's log grows with its news, not with the runs — and removes it.
+// update, on to the statistics file the runner was given (report.StatsEnv,
+// an absolute path), if any — but the session lines of fetches that found
+// nothing to do and repaired nothing, so that a mirror's log grows with
+// its news, not with the runs — and removes it.
 // It returns what stood in the way of writing them, "" if nothing did.
 func keepStats(path string) string {
 	b, err := os.ReadFile(path)
@@ -84,7 +86,7 @@ func keepStats(path string) string {
 		os.Remove(path)
 		return ""
 	}
-	to := os.Getenv("GIT_REMOTE_DURABLE_STATS")
+	to := os.Getenv(report.StatsEnv)
 	var keep []byte
 	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
 		if len(l) > 0 && !quiet(l) {
@@ -94,7 +96,7 @@ func keepStats(path string) string {
 	var note string
 	if to != "" && len(keep) > 0 {
 		if !filepath.IsAbs(to) {
-			note = "statistics not written: GIT_REMOTE_DURABLE_STATS is not an absolute path"
+			note = "statistics not written: " + report.StatsEnv + " is not an absolute path"
 		} else if err := appendTo(to, keep); err != nil {
 			note = "statistics not written: " + err.Error()
 		}

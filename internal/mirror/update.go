@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/git-durable/git-durable/internal/report"
 )
 
 // update repairs and updates the repository t, under its lock, once git
@@ -101,7 +103,7 @@ func (o *options) conclude(r *result, remotes []remoteURL, stats string) {
 // returns why it failed: the time limit, or the cause git names.
 func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats string) error {
 	cmd := gitIn(ctx, dir, "remote", "update", "--prune")
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_REMOTE_DURABLE_STATS="+stats)
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", report.StatsEnv+"="+stats)
 	// The lock goes with git: a runner killed before its git ends leaves
 	// the repository locked until git ends too.
 	cmd.ExtraFiles = []*os.File{lock}
