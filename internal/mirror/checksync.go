@@ -53,8 +53,8 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 	} else {
 		say("unpack limit", "%d: fetches of fewer objects are written as loose objects, larger ones kept as packs", limit)
 	}
-	if swept, broken := sweep.ThisBoot(r.ObjectDir, r.Format); swept {
-		say("crash check", "every loose object was checked during this boot; %d left broken", len(broken))
+	if rec, _ := sweep.Read(r.ObjectDir, r.Format); rec.ThisBoot() {
+		say("crash check", "every loose object was checked during this boot; %d left broken", len(rec.Broken))
 	} else {
 		say("crash check", "the next fetch reads every loose object (none checked during this boot)")
 	}

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/sweep"
@@ -39,9 +38,8 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for id, t := range rec.Types {
 		h.brokenType[id] = t
 	}
-	now := boot.ID()
 	ids := rec.Broken
-	if now == "" || rec.Boot != now {
+	if !rec.ThisBoot() {
 		if ids, err = h.scan(r); err != nil {
 			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", mask.Printable(mask.OneLine(err.Error())))
 			return
@@ -65,8 +63,8 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for _, id := range left {
 		fmt.Fprintf(h.errw, "warning: %s\n", h.lost(r.ObjectDir, id, up.ByID()))
 	}
-	if now != "" && (now != rec.Boot || !sameIDs(left, rec.Broken)) {
-		sweep.Write(r.ObjectDir, sweep.Record{Boot: now, Broken: left, Types: h.brokenType})
+	if !rec.ThisBoot() || !sameIDs(left, rec.Broken) {
+		sweep.Write(r.ObjectDir, left, h.brokenType)
 	}
 }
 

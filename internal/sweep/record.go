@@ -29,13 +29,12 @@ type Record struct {
 	Types map[object.ID]object.Type
 }
 
-// ThisBoot reports whether every loose object of the objects directory
-// objects was checked during the running boot (and so will not be again
-// before the next), and lists the objects the check left broken.
-func ThisBoot(objects string, f object.Format) (bool, []object.ID) {
-	rec, err := Read(objects, f)
+// ThisBoot reports whether the record says that every loose object was
+// checked during the running boot, and so will not be again before the
+// next; never where the system does not say which boot runs.
+func (rec Record) ThisBoot() bool {
 	now := boot.ID()
-	return err == nil && now != "" && rec.Boot == now, rec.Broken
+	return now != "" && rec.Boot == now
 }
 
 // Read reads the record of the objects directory objects; ids of another
@@ -66,11 +65,18 @@ func Read(objects string, f object.Format) (Record, error) {
 	return rec, nil
 }
 
-// Write replaces the record of the objects directory objects, through a
-// temporary file: never torn, and not synced, as a crash starts a new
-// boot, whose first session checks again. A failure only means that the
-// next session checks again.
-func Write(objects string, rec Record) {
+// Write records that every loose object of the objects directory objects
+// was checked during the running boot, and that the check left broken
+// those of broken (types: what their headers still said). It replaces the
+// record through a temporary file: never torn, and not synced, as a crash
+// starts a new boot, whose first session checks again. A failure only
+// means that the next session checks again; where the system does not say
+// which boot runs, nothing is written.
+func Write(objects string, broken []object.ID, types map[object.ID]object.Type) {
+	rec := Record{Boot: boot.ID(), Broken: broken, Types: types}
+	if rec.Boot == "" {
+		return
+	}
 	var b strings.Builder
 	b.WriteString("# git-remote-durable checked every loose object during this boot of the machine\n")
 	fmt.Fprintf(&b, "boot %s\n", rec.Boot)
