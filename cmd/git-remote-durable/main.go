@@ -31,7 +31,7 @@ func main() {
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return mirror.Run(ctx, args, env)
 			})
-		case remote.RefetchFlag:
+		case mirror.RefetchFlag:
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return remote.Refetch(ctx, args[1:], env)
 			})

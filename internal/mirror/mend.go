@@ -11,17 +11,21 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/proc"
-	"github.com/git-durable/git-durable/internal/remote"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/verify"
 	"github.com/git-durable/git-durable/object"
 )
 
+// RefetchFlag is the argument that selects, in git-remote-durable, the
+// repair that mend runs in a repository: the remote helper's Refetch.
+const RefetchFlag = "--refetch"
+
 // mend puts right what the verification c found in the repository dir,
 // which the runner holds: each object whose own copy is broken (a packed
 // entry whose bytes are bad or cut off, a loose file) is fetched again by
-// id from the repository's upstream and written durably as a loose object
-// (remote.Refetch); each pack that held a broken copy is then written
+// id from the repository's upstream and written durably into a pack of
+// its own (by a helper run with RefetchFlag); each pack that held a broken copy is then written
 // again with good copies in their place, durably, before it replaces the
 // damaged one (rewritePack); a pack without a usable index gets one again
 // (reindex); a ref whose object is missing is removed and fetched again
@@ -124,11 +128,11 @@ func (o *options) refetch(ctx context.Context, dir string, ids []object.ID) ([]o
 	for _, id := range ids {
 		in.WriteString(id.String() + "\n")
 	}
-	cmd := exec.CommandContext(ctx, self, remote.RefetchFlag, url)
+	cmd := exec.CommandContext(ctx, self, RefetchFlag, url)
 	cmd.Dir = workTop(dir)
 	stats := filepath.Join(dir, statsName)
 	cmd.Env = append(proc.WithoutRepoEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(workTop(dir)),
-		"PATH="+helperPATH(), "GIT_TERMINAL_PROMPT=0", remote.StatsEnv+"="+stats)
+		"PATH="+helperPATH(), "GIT_TERMINAL_PROMPT=0", report.StatsEnv+"="+stats)
 	cmd.Stdin = &in
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

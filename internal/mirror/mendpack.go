@@ -55,6 +55,7 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 		return "", err
 	}
 	defer t.Close()
+	run := t.Begin()
 	src, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -66,7 +67,7 @@ func mendPack(ctx context.Context, r *repo.Repo, path, why string, broken map[ob
 	held := int64(len(spans)) * 160
 	cli.ReserveMemory(held)
 	defer cli.ReserveMemory(-held)
-	tx := t.PackPolicy.Begin()
+	tx := run.PackPolicy.Begin()
 	f, err := t.Store.CreatePackTemp(tx, "pack")
 	if err != nil {
 		return "", err
@@ -199,7 +200,8 @@ func reindex(ctx context.Context, r *repo.Repo, path string) (string, error) {
 	if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
-	res, err := unpack.Run(ctx, src, t.Store, t.Policy, t.Options(io.Discard, &unpack.Keep{}))
+	run := t.Begin()
+	res, err := unpack.Run(ctx, src, t.Store, run.Policy, run.Options(io.Discard, &unpack.Keep{}))
 	if err != nil {
 		return "", fmt.Errorf("its index was unusable, and the pack is damaged too (%v): no index says which objects it held", err)
 	}

@@ -71,3 +71,11 @@ func labelValue(dir string) string {
 	}
 	return b.String()
 }
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -2,13 +2,17 @@ package mirror
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/git-durable/git-durable/internal/report"
 )
 
-// session is what the runner reads of the helper's session lines
-// (remote.SessionStats) for one update.
+// session is what the runner reads of the helper's session lines (its
+// SessionStats) for one update.
 type session struct {
 	Result        string `json:"result"`
 	Objects       int    `json:"objects"`
@@ -63,4 +67,53 @@ func quiet(l []byte) bool {
 		Repaired, Checked int64
 	}
 	return json.Unmarshal(l, &s) == nil && s.Kind == "session" && s.Result == "up-to-date" && s.Repaired == 0 && s.Checked == 0
+}
+
+// statsName, in each git directory, is where the helper's session lines of
+// the update running there go, under the repository's lock: what a killed
+// runner's git wrote there is read and passed on by the next update.
+const statsName = "durable-update.stats"
+
+// keepStats passes the helper's lines in the file path, left by an
+// update, on to the statistics file the runner was given (report.StatsEnv,
+// an absolute path), if any — but the session lines of fetches that found
+// nothing to do and repaired nothing, so that a mirror's log grows with
+// its news, not with the runs — and removes it.
+// It returns what stood in the way of writing them, "" if nothing did.
+func keepStats(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		os.Remove(path)
+		return ""
+	}
+	to := os.Getenv(report.StatsEnv)
+	var keep []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if len(l) > 0 && !quiet(l) {
+			keep = append(keep, l...)
+		}
+	}
+	var note string
+	if to != "" && len(keep) > 0 {
+		if !filepath.IsAbs(to) {
+			note = "statistics not written: " + report.StatsEnv + " is not an absolute path"
+		} else if err := appendTo(to, keep); err != nil {
+			note = "statistics not written: " + err.Error()
+		}
+	}
+	os.Remove(path)
+	return note
+}
+
+// appendTo appends b to the file path, created where missing.
+func appendTo(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -1,42 +1,34 @@
 // Package objstore is where an unpack writes: a repository's loose object
-// store opened with the durability policy its settings ask for, the
-// unpacker's options that follow from those settings, and progress in git's
-// words. git-unpack-durable and the remote helper each open a Session per
-// pack; what a run did goes into a report.Stats.
+// store opened with the settings it asks for, and its runs — each write
+// into it with the durability policies of those settings, the unpacker's
+// options that follow from them, progress in git's words, and what the run
+// did (Stats). git-unpack-durable opens a Session for its one pack; the
+// remote helper one for its session with git, of many runs.
 package objstore
 
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
-	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 )
 
-// Session is one repository's object store opened for one unpack.
+// Session is one repository's object store, opened with its settings for
+// the runs that write into it (Begin).
 type Session struct {
 	Repo     *repo.Repo
 	Settings repo.Settings
 	Store    *loose.Store
-	Policy   *batch.Policy // loose objects
-	// PackPolicy publishes a kept pack: Policy itself where the settings
-	// sync both alike.
-	PackPolicy *batch.Policy
 
-	start time.Time
-	meter *progress.Meter
+	claimed atomic.Int64 // the store's repairs that runs ended took (Run.End)
 }
 
 // Open resolves the settings of r and opens its store, with the
-// alternates of GIT_ALTERNATE_OBJECT_DIRECTORIES, and its policies. git's
+// alternates of GIT_ALTERNATE_OBJECT_DIRECTORIES. git's
 // warnings about the settings go to warn, after "warning: ", and so does
 // the news that they leave loose objects without any sync (Unsynced),
 // with the command that syncs them. With durable, the settings are read
@@ -63,12 +55,7 @@ func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool
 		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
 		Alternates: loose.SplitAlternates(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
 	})
-	t := &Session{Repo: r, Settings: set, Store: store, Policy: set.Policy(batch.OS, r.ObjectDir), start: time.Now()}
-	t.PackPolicy = t.Policy
-	if set.PackMethod != set.Method {
-		t.PackPolicy = set.PackPolicy(batch.OS, r.ObjectDir)
-	}
-	return t, nil
+	return &Session{Repo: r, Settings: set, Store: store}, nil
 }
 
 // fixCommand is the git command that writes core.fsync=set.FixValue where
@@ -94,54 +81,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// Options are the unpacker's options that follow from the settings:
-// messages (git's error and warning lines) go to msgs; a kept pack, when
-// keep is set, gets the settings' pack compression; the memory the run
-// holds per object raises the process's soft memory limit, and so, as far
-// as a ceiling, does the room a kept pack asks for.
-func (t *Session) Options(msgs io.Writer, keep *unpack.Keep) unpack.Options {
-	if keep != nil {
-		keep.Compression = t.Settings.PackCompression
-	}
-	return unpack.Options{BigFileThreshold: t.Settings.BigFileThreshold, Messages: msgs, Keep: keep, PackPolicy: t.PackPolicy,
-		Reserve: cli.ReserveMemory, ReserveRoom: cli.ReserveRoom}
-}
-
-// Progress returns the unpacker's progress callback: git's "Unpacking
-// objects" line on w, drawn from the first call on.
-func (t *Session) Progress(w io.Writer) func(done, total int, n int64) {
-	return func(done, total int, n int64) {
-		if t.meter == nil {
-			t.meter = progress.New(w, "Unpacking objects", total, true)
-		}
-		t.meter.Update(done, n)
-	}
-}
-
-// Done ends the progress line with git's ", done.", if one was drawn.
-func (t *Session) Done() {
-	if t.meter != nil {
-		t.meter.Done()
-	}
-}
-
-// Stats reports the run that gave res: what the unpacker did, the objects
-// the store repaired, the time since Open and the counters of the policy
-// that ran, with the reason when the settings left objects unsynced.
-func (t *Session) Stats(res unpack.Result) report.Stats {
-	p := t.Policy
-	if res.Kept {
-		p = t.PackPolicy
-	}
-	st := p.Stats()
-	if st.Path == batch.PathNone && !res.Kept && st.Reason == "" {
-		st.Reason = t.Settings.Unsynced
-	}
-	return report.Stats{Objects: res.Objects, Bytes: res.Bytes, Written: res.Written, Existing: res.Existing,
-		Repaired: t.Store.Repaired(), Seconds: math.Round(time.Since(t.start).Seconds()*1000) / 1000, Pack: res.Pack,
-		Settings: t.Settings.Notice, Work: res.Work, Stats: st}
 }
 
 // Close closes the store.

@@ -38,7 +38,7 @@ func (h *helper) fetch(cmds []string) error {
 			wants = append(wants, id)
 		}
 	}
-	h.batchN++
+	h.line.Batches++
 	tips := wants // what the refs git asked for point at
 	r, err := h.repository()
 	if err != nil {
@@ -116,8 +116,7 @@ func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (recei
 	}
 	synced, connected, err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected)
 	rcv.connected = connected
-	rcv.stats.WriteoutOnly += synced.WriteoutOnly
-	rcv.stats.HardwareFlush += synced.HardwareFlush
+	rcv.stats.Stats = plus(rcv.stats.Stats, synced)
 	h.account(rcv.stats, err)
 	if err != nil {
 		// git is not told of the .keep: remove it, as git fetch does

@@ -3,10 +3,8 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
-	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -59,12 +57,12 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 	if err != nil {
 		return ids, err
 	}
-	limit, err := UnpackLimit(r.Config)
+	limit, err := r.Config.UnpackLimit(false)
 	if err != nil {
 		return ids, err
 	}
 	chunk := healChunk(limit)
-	if h.overPacks {
+	if h.repair != nil {
 		// A repair asks for what a verification found broken: as many
 		// loose objects as that, whatever comes; fewer requests.
 		chunk = refetchChunk
@@ -75,7 +73,7 @@ func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID)
 		}
 	}
 	var bad map[object.ID]bool
-	if h.overPacks {
+	if h.repair != nil {
 		bad, err = h.notFetched(r.Format, ids)
 	} else {
 		bad, err = h.unreadable(ids, false)
@@ -125,17 +123,16 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	if err != nil {
 		return nil, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := h.objects(r)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	bad := map[object.ID]bool{}
 	for _, id := range ids {
 		if _, _, err := t.Store.Read(id); err != nil {
-			// Where a pack is known damaged (overPacks), its copy fails
+			// Where a pack is known damaged (a repair), its copy fails
 			// in the pack's own words (cut short, not inflating).
-			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) && !h.overPacks {
+			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) && h.repair == nil {
 				return nil, err
 			}
 			bad[id] = !brokenOnly || errors.Is(err, loose.ErrCorrupt)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/objstore"
-	"github.com/git-durable/git-durable/internal/report"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -21,7 +21,7 @@ import (
 // from one.
 func healChunk(limit uint32) int {
 	if limit == 0 {
-		return gitUnpackLimit
+		return repo.DefaultUnpackLimit
 	}
 	return int(limit)
 }
@@ -36,60 +36,60 @@ func healChunk(limit uint32) int {
 // under one batch (a writeout each, one flush after the last), replacing a
 // broken copy; the others are dropped, and said. It returns the stats of
 // the batch; an error of the unpack is accounted already (runErr).
-func (h *helper) writeAsked(p io.Reader, ids []object.ID) (report.Stats, error) {
+func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error) {
 	r, err := h.repository()
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	_, strict, err := h.checks(r)
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	run, err := h.begin(r)
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
-	defer t.Close()
+	defer run.End()
 	scratch, err := os.MkdirTemp(r.ObjectDir, "tmp_objdir-heal-")
 	if err != nil {
-		return report.Stats{}, err
+		return objstore.Stats{}, err
 	}
 	defer os.RemoveAll(scratch)
 	// The repository's objects are bases for what the answer sends as
-	// deltas on them; not where its packs are damaged (overPacks): the
+	// deltas on them; not where its packs are damaged (a repair): the
 	// scratch store would take their copies for good and skip the objects.
 	var alts []string
-	if !h.overPacks {
+	if h.repair == nil {
 		alts = append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
 	defer all.Close()
-	opts := t.Options(maskWriter{h.errw}, nil)
+	opts := run.Options(maskWriter{h.errw}, nil)
 	opts.Strict = strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
 	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
-	if h.overPacks {
+	if h.repair != nil {
 		// A repair's answer is kept whole in the scratch directory: no
 		// loose file per object, and where it holds only what was asked
 		// it is published as it came (packAnswer); the links its trees
 		// name order what is asked for next.
-		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: t.Settings.PackCompression}, scratchPolicy
+		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: run.Settings.PackCompression}, scratchPolicy
 		opts.Object = h.noteLinks(r.Format, opts.Object)
 	}
 	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
-	if err = h.runErr(p, t, res, err); err != nil {
-		return report.Stats{}, err
+	if err = h.runErr(p, run, res, err); err != nil {
+		return objstore.Stats{}, err
 	}
 	res.Existing = 0
-	if res.Written, err = h.keepAsked(scratch, r.Format, t, ids); err != nil {
-		return report.Stats{}, err
+	if res.Written, err = h.keepAsked(scratch, r.Format, run, ids); err != nil {
+		return objstore.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
 		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
 			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
 	}
-	return t.Stats(res), nil
+	return run.Stats(res), nil
 }
 
 // countUnasked returns an unpack's Object callback that counts in n the
@@ -107,31 +107,32 @@ func countUnasked(ids []object.ID, n *atomic.Int64) func(object.ID, object.Type,
 }
 
 // keepAsked writes what of ids the answer brought into scratch into the
-// repository: as one pack where a repair asked (overPacks, the pack's
-// path noted for its caller), else as loose objects. It returns how many
+// repository: as one pack where a repair asked (the pack's path noted
+// for Refetch), else as loose objects. It returns how many
 // it wrote.
-func (h *helper) keepAsked(scratch string, f object.Format, t *objstore.Session, ids []object.ID) (int, error) {
+func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, ids []object.ID) (int, error) {
 	came := loose.Open(batch.OS, scratch, loose.Options{Format: f})
 	defer came.Close()
-	if !h.overPacks {
-		return copyAsked(came, t, ids)
+	if h.repair == nil {
+		return copyAsked(came, run, ids)
 	}
-	path, n, err := packAnswer(scratch, t, ids)
+	path, n, err := packAnswer(scratch, run, ids)
 	if path == "" && err == nil {
-		path, n, err = packAsked(came, t, ids)
+		path, n, err = packAsked(came, run, ids)
 	}
 	if path != "" {
-		h.refetched = append(h.refetched, path)
+		h.repair.packs = append(h.repair.packs, path)
 	}
 	return n, err
 }
 
-// copyAsked writes each of ids that the store came holds into t's store,
-// where it is missing or broken there, under one batch of t's policy (a
-// writeout each, one flush after the last), and returns how many it wrote.
-func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, error) {
+// copyAsked writes each of ids that the store came holds into the run's
+// store, where it is missing or broken there, under one batch of the run's
+// policy (a writeout each, one flush after the last), and returns how many
+// it wrote.
+func copyAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (int, error) {
 	written := 0
-	tx := t.Policy.Begin()
+	tx := run.Policy.Begin()
 	for _, id := range ids {
 		typ, data, err := came.Read(id)
 		if errors.Is(err, loose.ErrNotFound) {
@@ -139,8 +140,8 @@ func copyAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (int, er
 		}
 		if err == nil {
 			var need bool
-			if need, err = t.Store.Need(id); need && err == nil {
-				err = t.Store.Write(tx, id, typ, data)
+			if need, err = run.Store.Need(id); need && err == nil {
+				err = run.Store.Write(tx, id, typ, data)
 				written++
 			}
 		}

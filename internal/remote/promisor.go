@@ -17,9 +17,6 @@ import (
 // git's connectivity check fail on the objects the filter left out.
 func (s *settings) promisor() bool { return s.fromPromisor || s.filter != "" }
 
-// gitUnpackLimit is git's own default of fetch.unpackLimit.
-const gitUnpackLimit = 100
-
 // promisorText reads the header of the pack in and returns what git's
 // fetch-pack writes into the .promisor of that pack, with the reader that
 // still yields the whole pack. fetch-pack writes "<id> <name>" for each ref
@@ -29,7 +26,7 @@ const gitUnpackLimit = 100
 // .promisor is index-pack's, empty.
 func (h *helper) promisorText(in io.Reader, c repo.Config) (io.Reader, string, error) {
 	hdr, in, herr := pack.PeekHeader(in)
-	limit, err := UnpackLimit(c)
+	limit, err := c.UnpackLimit(false)
 	if err != nil {
 		return nil, "", err
 	}

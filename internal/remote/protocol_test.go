@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
-
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
@@ -57,7 +57,7 @@ type fixture struct {
 	env        []string
 	up, local  string
 	main, v10  string // ids
-	stats      string // the StatsEnv file
+	stats      string // the report.StatsEnv file
 	allObjects int    // objects reachable from main and the tag
 }
 
@@ -76,7 +76,7 @@ func newFixture(t *testing.T) *fixture {
 	f.v10 = strings.TrimSpace(gittest.Git(t, f.env, f.up, "rev-parse", "v10"))
 	f.allObjects = strings.Count(gittest.Git(t, f.env, f.up, "rev-list", "--objects", "main", "v10"), "\n")
 	f.stats = filepath.Join(t.TempDir(), "stats")
-	t.Setenv(StatsEnv, f.stats)
+	t.Setenv(report.StatsEnv, f.stats)
 	return f
 }
 

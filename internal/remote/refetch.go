@@ -23,9 +23,6 @@ const refetchChunk = 10000
 // sends it when asked alone.
 const refetchRounds = 8
 
-// RefetchFlag selects Refetch in git-remote-durable.
-const RefetchFlag = "--refetch"
-
 // refetchUsage is what -h prints after "usage: ".
 const refetchUsage = `git-remote-durable --refetch <url> < <ids>
 
@@ -34,6 +31,17 @@ from <url> into the repository of the current directory, into packs of
 their own written durably, also where a damaged pack holds them; prints
 the ids it could not get, then "pack <path>" for each pack it wrote. The
 mirror runner's --verify runs it to repair.`
+
+// repair is what a repair (Refetch) keeps over its requests. A heal then
+// writes what it fetched into a pack of its own, also objects a pack holds
+// (the pack's copies are damaged).
+type repair struct {
+	packs []string // the paths of the packs it wrote
+	// linked is the type of each object that what it fetched names (a
+	// tree's entries, a commit's tree and parents): askOrder orders what
+	// it asks again by it.
+	linked map[object.ID]object.Type
+}
 
 // Refetch is git-remote-durable --refetch <url>: the repair of what a
 // verification found broken or missing. Each object comes as a heal brings
@@ -50,7 +58,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 	}
 	red := &transport.Redactor{}
 	h := &helper{ctx: ctx, env: env, red: red, errw: &scrubWriter{w: env.Stderr, r: red}, out: env.Stdout,
-		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, started: time.Now(), op: "fetch", overPacks: true}
+		set: defaultSettings(), brokenType: map[object.ID]object.Type{}, began: time.Now(), line: SessionStats{Op: "fetch"}, repair: &repair{}}
 	var ids []object.ID
 	sc := bufio.NewScanner(env.Stdin)
 	for sc.Scan() {
@@ -65,7 +73,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 		err = h.start([]string{"origin", args[0]})
 	}
 	for round := 0; err == nil && len(ids) > 0 && round < refetchRounds; round++ {
-		left := h.healEach(h.askOrder(ids))
+		left := h.healEach(h.repair.askOrder(ids))
 		if len(left) == len(ids) {
 			break // nothing came: asking again would not help
 		}
@@ -75,7 +83,7 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 		for _, id := range ids {
 			fmt.Fprintln(env.Stdout, id)
 		}
-		for _, p := range h.refetched {
+		for _, p := range h.repair.packs {
 			fmt.Fprintln(env.Stdout, "pack "+p)
 		}
 	}
@@ -91,9 +99,9 @@ func Refetch(ctx context.Context, args []string, env proc.Env) error {
 // hides a wanted object behind a wanted tree that holds it when it walks
 // the tree first; so ordered, what an answer left out comes in one more
 // request, not in one per level of the trees that hold it.
-func (h *helper) askOrder(ids []object.ID) []object.ID {
+func (rp *repair) askOrder(ids []object.ID) []object.ID {
 	rank := func(id object.ID) int {
-		switch t, ok := h.linked[id]; {
+		switch t, ok := rp.linked[id]; {
 		case !ok:
 			return 1
 		case t == object.Blob:

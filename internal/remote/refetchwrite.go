@@ -21,11 +21,11 @@ import (
 // packAnswer publishes a repair's answer, kept whole in scratch, as it
 // came, where it is one pack of which every object was asked for (ids):
 // its files, which the unpack checked object by object, are copied into
-// temporary files of t's store and published as a kept pack is (written
-// out, renamed, one flush after the last). It returns the pack's path and
-// how many objects it holds, or "" where the answer is not such a pack
-// (then packAsked writes the asked objects anew).
-func packAnswer(scratch string, t *objstore.Session, ids []object.ID) (string, int, error) {
+// temporary files of the run's store and published as a kept pack is
+// (written out, renamed, one flush after the last). It returns the pack's
+// path and how many objects it holds, or "" where the answer is not such
+// a pack (then packAsked writes the asked objects anew).
+func packAnswer(scratch string, run *objstore.Run, ids []object.ID) (string, int, error) {
 	idxs, _ := filepath.Glob(filepath.Join(scratch, "pack", "pack-*.idx"))
 	if len(idxs) != 1 {
 		return "", 0, nil
@@ -34,7 +34,7 @@ func packAnswer(scratch string, t *objstore.Session, ids []object.ID) (string, i
 	if err != nil {
 		return "", 0, err
 	}
-	idx, err := pack.ParseIndex(data, t.Repo.Format)
+	idx, err := pack.ParseIndex(data, run.Repo.Format)
 	if err != nil {
 		return "", 0, err
 	}
@@ -49,44 +49,44 @@ func packAnswer(scratch string, t *objstore.Session, ids []object.ID) (string, i
 	}
 	sum := idx.PackChecksum()
 	base := idxs[0][:len(idxs[0])-len(".idx")]
-	tx := t.PackPolicy.Begin()
+	tx := run.PackPolicy.Begin()
 	var files []loose.PackFile
 	for _, ext := range []string{"pack", "rev", "idx"} {
-		f, err := copyPackFile(t, tx, base+"."+ext, ext)
+		f, err := copyPackFile(run, tx, base+"."+ext, ext)
 		if f != nil {
 			files = append(files, loose.PackFile{Ext: ext, File: f})
 		}
 		if err != nil {
-			return "", 0, publish(t, tx, sum, files, err)
+			return "", 0, publish(run, tx, sum, files, err)
 		}
 	}
-	if err := publish(t, tx, sum, files, nil); err != nil {
+	if err := publish(run, tx, sum, files, nil); err != nil {
 		return "", 0, err
 	}
-	return t.Store.PackPath(sum, "pack"), idx.Count(), nil
+	return run.Store.PackPath(sum, "pack"), idx.Count(), nil
 }
 
 // publish publishes the pack files through tx, and ends it; where err
 // (what writing them failed with) is set, it removes them instead and
 // returns err.
-func publish(t *objstore.Session, tx *batch.Transaction, sum []byte, files []loose.PackFile, err error) error {
+func publish(run *objstore.Run, tx *batch.Transaction, sum []byte, files []loose.PackFile, err error) error {
 	if err != nil {
 		for _, pf := range files {
 			pf.File.Close()
-			t.Store.FS().Remove(pf.File.Name())
+			run.Store.FS().Remove(pf.File.Name())
 		}
 		return err
 	}
-	if _, err := t.Store.PublishPack(tx, sum, files); err != nil {
+	if _, err := run.Store.PublishPack(tx, sum, files); err != nil {
 		return err
 	}
 	return tx.End()
 }
 
-// copyPackFile copies the file at path into a temporary file of t's
+// copyPackFile copies the file at path into a temporary file of the run's
 // store for the pack's file ext, and returns it (nil where there is no
 // such file and ext is optional: .rev).
-func copyPackFile(t *objstore.Session, tx *batch.Transaction, path, ext string) (batch.File, error) {
+func copyPackFile(run *objstore.Run, tx *batch.Transaction, path, ext string) (batch.File, error) {
 	src, err := os.Open(path)
 	if err != nil {
 		if ext == "rev" && errors.Is(err, fs.ErrNotExist) {
@@ -95,7 +95,7 @@ func copyPackFile(t *objstore.Session, tx *batch.Transaction, path, ext string) 
 		return nil, err
 	}
 	defer src.Close()
-	f, err := t.Store.CreatePackTemp(tx, ext)
+	f, err := run.Store.CreatePackTemp(tx, ext)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +104,13 @@ func copyPackFile(t *objstore.Session, tx *batch.Transaction, path, ext string) 
 }
 
 // packAsked writes each of ids that the store came holds into one pack of
-// t's store, whole objects (pack.WriteWhole), published as a kept pack is:
-// its files written out, renamed, one flush after the last. It returns the
-// pack's path ("" where none came) and how many objects it holds. A repair
-// (Refetch) writes so: one file and one flush for thousands of objects,
-// which git then reads where a damaged pack's copy fails.
-func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string, int, error) {
+// the run's store, whole objects (pack.WriteWhole), published as a kept
+// pack is: its files written out, renamed, one flush after the last. It
+// returns the pack's path ("" where none came) and how many objects it
+// holds. A repair (Refetch) writes so: one file and one flush for
+// thousands of objects, which git then reads where a damaged pack's copy
+// fails.
+func packAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (string, int, error) {
 	var got []object.ID
 	for _, id := range ids {
 		if ok, err := came.Has(id); err != nil {
@@ -121,37 +122,37 @@ func packAsked(came *loose.Store, t *objstore.Session, ids []object.ID) (string,
 	if len(got) == 0 {
 		return "", 0, nil
 	}
-	tx := t.PackPolicy.Begin()
-	f, err := t.Store.CreatePackTemp(tx, "pack")
+	tx := run.PackPolicy.Begin()
+	f, err := run.Store.CreatePackTemp(tx, "pack")
 	if err != nil {
 		return "", 0, err
 	}
 	files := []loose.PackFile{{Ext: "pack", File: f}}
-	sum, entries, err := pack.WriteWhole(f, t.Repo.Format, len(got), func(i int) (pack.Base, error) {
+	sum, entries, err := pack.WriteWhole(f, run.Repo.Format, len(got), func(i int) (pack.Base, error) {
 		typ, data, err := came.Read(got[i])
 		return pack.Base{ID: got[i], Type: typ, Data: data}, err
-	}, t.Settings.PackCompression)
+	}, run.Settings.PackCompression)
 	if err == nil {
 		var g batch.File
-		if g, err = t.Store.CreatePackTemp(tx, "idx"); err == nil {
+		if g, err = run.Store.CreatePackTemp(tx, "idx"); err == nil {
 			files = append(files, loose.PackFile{Ext: "idx", File: g})
 			pack.SortIndexEntries(entries)
-			_, err = pack.WriteIndex(g, entries, sum, t.Repo.Format)
+			_, err = pack.WriteIndex(g, entries, sum, run.Repo.Format)
 		}
 	}
-	if err = publish(t, tx, sum, files, err); err != nil {
+	if err = publish(run, tx, sum, files, err); err != nil {
 		return "", 0, err
 	}
-	return t.Store.PackPath(sum, "pack"), len(got), nil
+	return run.Store.PackPath(sum, "pack"), len(got), nil
 }
 
 // noteLinks returns an unpack's Object callback that calls next, and
-// notes in h.linked the type of every object that a tree or a commit of
+// notes in h.repair.linked the type of every object that a tree or a commit of
 // the answer names: to ask for what the answer left out in a better order
 // (askOrder), learnt from what the unpack has in hand, not read again.
 func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []byte)) func(object.ID, object.Type, []byte) {
-	if h.linked == nil {
-		h.linked = map[object.ID]object.Type{}
+	if h.repair.linked == nil {
+		h.repair.linked = map[object.ID]object.Type{}
 	}
 	var mu sync.Mutex
 	return func(id object.ID, typ object.Type, data []byte) {
@@ -163,7 +164,7 @@ func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []
 		mu.Lock()
 		defer mu.Unlock()
 		for _, l := range links {
-			h.linked[l.ID] = l.Type
+			h.repair.linked[l.ID] = l.Type
 		}
 	}
 }
@@ -173,7 +174,7 @@ func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []
 // upstream sent of what was asked.
 func (h *helper) notFetched(f object.Format, ids []object.ID) (map[object.ID]bool, error) {
 	var idxs []*pack.Index
-	for _, p := range h.refetched {
+	for _, p := range h.repair.packs {
 		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
 		if err != nil {
 			return nil, err

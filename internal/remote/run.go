@@ -2,19 +2,16 @@ package remote
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
-	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 
@@ -31,9 +28,6 @@ type Options struct {
 	Transport stream.Connector
 }
 
-// maxLine bounds a line of the dialogue; git's lines are far shorter.
-const maxLine = 64 << 10
-
 // helper is one session with git.
 type helper struct {
 	ctx  context.Context
@@ -49,38 +43,24 @@ type helper struct {
 	cfg    repo.Config      // read lazily
 	cfgd   bool
 
-	set       settings
-	local     *repo.Repo           // the repository, once needed
-	up        *upstream.Upload     // the upload-pack session list opened
-	rp        *upstream.Receive    // the receive-pack session list for-push opened
-	hup       *hangup              // stops the helper when git goes away mid-command
-	totals    batch.Stats          // over every fetch batch
-	batchN    int                  // fetch batches received
-	sought    []string             // the batch's "<id> <name>" lines, for a .promisor
-	began     time.Time            // when git's first list, fetch or push came
-	before    map[string]fileState // repoFiles then
-	shallowed bool                 // the session wrote $GIT_DIR/shallow
-	ended     bool                 // git ended the session with a blank line, not by going away
-	// refDirs are the modification times of the directories under refs
-	// then.
-	refDirs map[string]time.Time
-	swept   int    // loose objects the session checked (sweep)
-	settled int    // files of the repository settle made durable
-	op      string // fetch, push or list: what git asked for
-	started time.Time
-	sum     report.Stats // the batches', added up
+	set   settings
+	local *repo.Repo        // the repository, once needed
+	store *objstore.Session // its objects, once needed (objects)
+	up    *upstream.Upload  // the upload-pack session list opened
+	rp    *upstream.Receive // the receive-pack session list for-push opened
+	hup   *hangup           // stops the helper when git goes away mid-command
+	began time.Time         // when the session began: the helper's start
+	// line is the session's line (endSession), what git asked for and
+	// what its batches and the settle did added up as they come.
+	line      SessionStats
+	sought    []string   // the batch's "<id> <name>" lines, for a .promisor
+	before    *repoState // the repository at git's first list, fetch or push
+	shallowed bool       // the session wrote $GIT_DIR/shallow
+	ended     bool       // git ended the session with a blank line, not by going away
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
-	// overPacks makes a heal write what it fetched into a pack of its own,
-	// also objects a pack holds (Refetch: the pack's copies are damaged);
-	// refetched are the paths of those packs.
-	overPacks bool
-	refetched []string
-	// linked is the type of each object that what a repair fetched names
-	// (a tree's entries, a commit's tree and parents): Refetch orders what
-	// it asks again by it.
-	linked map[object.ID]object.Type
+	repair     *repair // a repair's, in Refetch: a heal then writes packs
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's
@@ -99,7 +79,7 @@ func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 		errw:       &scrubWriter{w: env.Stderr, r: red},
 		set:        defaultSettings(),
 		brokenType: map[object.ID]object.Type{},
-		started:    time.Now(),
+		began:      time.Now(),
 	}
 	// An interruption must also end a wait for git's next command.
 	stop := make(chan struct{})
@@ -162,113 +142,7 @@ func (h *helper) start(args []string) error {
 	return err
 }
 
-// loop answers git's commands until git ends the session. A panic in a
-// decoder fed by the upstream becomes a failure like any other.
-func (h *helper) loop() (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error: %v", p)
-		}
-	}()
-	for {
-		line, err := h.readLine()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch {
-		case line == "":
-			h.ended = true // git ended the session, its work done
-			return nil
-		case line == "capabilities":
-			err = h.write("fetch\npush\noption\ncheck-connectivity\nobject-format\n\n")
-		case strings.HasPrefix(line, "option "):
-			err = h.write(h.option(strings.TrimPrefix(line, "option ")) + "\n")
-		case line == "list" || line == "list for-push":
-			h.snapshot()
-			if h.op == "" {
-				h.op = map[bool]string{true: "push", false: "fetch"}[line == "list for-push"]
-			}
-			err = h.answer(func() error { return h.list(line == "list for-push") })
-		case strings.HasPrefix(line, "fetch "):
-			h.snapshot()
-			h.op = "fetch"
-			var cmds []string
-			if cmds, err = h.batch(line); err == nil {
-				err = h.answer(func() error { return h.fetch(cmds) })
-			}
-		case strings.HasPrefix(line, "push "):
-			h.snapshot()
-			h.op = "push"
-			var cmds []string
-			if cmds, err = h.batch(line); err == nil {
-				err = h.answer(func() error { return h.push(cmds) })
-			}
-		default:
-			return fmt.Errorf("unknown command '%s' from git", line)
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// answer runs a command that was read whole, while git waits for its
-// answer (see hangup).
-func (h *helper) answer(run func() error) error {
-	h.hup.answering(h.in.Buffered() > 0)
-	defer h.hup.answered()
-	return run()
-}
-
-// readLine reads one line of the dialogue, without its newline.
-func (h *helper) readLine() (string, error) {
-	if err := h.ctx.Err(); err != nil {
-		return "", err
-	}
-	b, err := h.in.ReadSlice('\n')
-	if err != nil && h.ctx.Err() != nil {
-		return "", h.ctx.Err()
-	}
-	switch {
-	case err == bufio.ErrBufferFull:
-		return "", errors.New("a line from git is too long")
-	case err == io.EOF && len(b) > 0:
-		return "", errors.New("git closed the dialogue in the middle of a line")
-	case err != nil:
-		return "", err
-	}
-	return string(bytes.TrimSuffix(b[:len(b)-1], []byte("\r"))), nil
-}
-
-// batch reads the lines of a fetch or push batch that starts with first,
-// up to the blank line that ends it.
-func (h *helper) batch(first string) ([]string, error) {
-	cmds := []string{first}
-	for {
-		line, err := h.readLine()
-		if err == io.EOF {
-			return nil, errors.New("git closed the dialogue in the middle of a batch")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if line == "" {
-			return cmds, nil
-		}
-		cmds = append(cmds, line)
-	}
-}
-
-// write sends a reply to git.
-func (h *helper) write(s string) error {
-	_, err := io.WriteString(h.out, s)
-	return err
-}
-
-// close ends the sessions still open.
+// close ends the sessions still open, and closes the object store.
 func (h *helper) close() {
 	if h.up != nil {
 		h.up.Close()
@@ -278,6 +152,10 @@ func (h *helper) close() {
 		h.rp.Close()
 		h.rp = nil
 	}
+	if h.store != nil {
+		h.store.Close()
+		h.store = nil
+	}
 }
 
 // scrubWriter removes secrets from what is written through it.
@@ -286,6 +164,7 @@ type scrubWriter struct {
 	r *transport.Redactor
 }
 
+// Write writes p with every known secret removed.
 func (s *scrubWriter) Write(p []byte) (int, error) {
 	if _, err := io.WriteString(s.w, s.r.Scrub(string(p))); err != nil {
 		return 0, err

@@ -3,7 +3,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,13 +11,12 @@ import (
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/internal/objstore"
 )
 
-// settleSlack is how long before the session's first command a ref may
-// have been written and still count as written by this git command:
-// filesystem timestamps come from a clock of a coarser grain (Linux's
-// ticks of up to 10 ms).
+// settleSlack is how long before the session began a ref may have been
+// written and still count as written by this git command: filesystem
+// timestamps come from a clock of a coarser grain (Linux's ticks of up to
+// 10 ms).
 const settleSlack = 100 * time.Millisecond
 
 // repoFiles are the files around the refs that settle makes durable where
@@ -38,13 +36,21 @@ type fileState struct {
 	size  int64
 }
 
-// snapshot records, at the session's first command, when it began and the
-// state of repoFiles, for settle to see what git changed.
+// repoState is what settle compares the repository with to see what git
+// changed.
+type repoState struct {
+	files map[string]fileState // of repoFiles
+	// refDirs are the modification times of the directories under refs.
+	refDirs map[string]time.Time
+}
+
+// snapshot records, at the session's first command, the state of the
+// repository (before).
 func (h *helper) snapshot() {
-	if !h.began.IsZero() {
+	if h.before != nil {
 		return
 	}
-	h.began = time.Now()
+	h.before = &repoState{files: map[string]fileState{}}
 	r, err := h.lookRepository()
 	if err != nil {
 		return
@@ -55,14 +61,13 @@ func (h *helper) snapshot() {
 	if set, err := r.Config.DurableSettings(h.env.Getenv); err == nil && set.Notice != "" {
 		fmt.Fprintf(h.errw, "warning: durable: %s\n", set.Notice)
 	}
-	h.before = map[string]fileState{}
 	for _, f := range repoFiles(r.GitDir, r.CommonDir) {
 		if st, ok := stateOf(f); ok {
-			h.before[f] = st
+			h.before.files[f] = st
 		}
 	}
-	h.refDirs = map[string]time.Time{}
-	walkDirs(filepath.Join(r.CommonDir, "refs"), func(dir string, mtime time.Time) { h.refDirs[dir] = mtime })
+	h.before.refDirs = map[string]time.Time{}
+	walkDirs(filepath.Join(r.CommonDir, "refs"), func(dir string, mtime time.Time) { h.before.refDirs[dir] = mtime })
 }
 
 // walkDirs calls fn with every directory at and under dir and its
@@ -108,39 +113,37 @@ func stateOf(name string) (fileState, bool) {
 // went away without ending the session (it failed: a clone removes the
 // repository then).
 func (h *helper) settle() {
-	if h.began.IsZero() || !h.ended {
+	if h.before == nil || !h.ended {
 		return // git asked for nothing, or failed and went away
 	}
 	r, err := h.repository()
 	if err != nil {
 		return // not in a repository (git ls-remote), or git said why already
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	run, err := h.begin(r)
 	if err != nil {
 		return
 	}
-	defer t.Close()
-	st := t.Policy.Stats()
-	if h.totals.Path == "" {
-		// No batch: the session's line still says how it would sync.
-		h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
+	defer run.End()
+	st := run.Policy.Stats()
+	if h.line.Path == "" {
+		h.line.Stats = st // no batch: the session's line still says how it would sync
 	}
 	if st.Path == batch.PathNone {
 		return
 	}
-	tx := t.Policy.Begin()
+	tx := run.Policy.Begin()
 	n, err := h.adoptChanged(tx, r.GitDir, r.CommonDir)
 	if endErr := tx.End(); err == nil {
 		err = endErr
 	}
-	st = t.Policy.Stats()
-	h.totals.WriteoutOnly += st.WriteoutOnly
-	h.totals.HardwareFlush += st.HardwareFlush
+	st = run.Policy.Stats()
+	h.line.Stats = plus(h.line.Stats, st)
 	if err != nil {
 		fmt.Fprintf(h.errw, "error: cannot make the refs durable: %s\n", mask.Printable(mask.OneLine(err.Error())))
 		return
 	}
-	h.settled = n
+	h.line.Settled = n
 	if n > 0 && h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: %d files of the repository (refs, HEAD, config), %s: writeout-only %d, hardware-flush %d\n",
 			n, st.Path, st.WriteoutOnly, st.HardwareFlush)
@@ -170,7 +173,7 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	// helper, however long that took.
 	for _, f := range repoFiles(gitDir, common) {
 		st, ok := stateOf(f)
-		old, had := h.before[f]
+		old, had := h.before.files[f]
 		if had && !ok {
 			tx.AdoptDir(filepath.Dir(f)) // removed (shallow, after --unshallow)
 		}
@@ -189,7 +192,7 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	// written since it began. Lock files are another writer's, in flight.
 	var err error
 	walkDirs(filepath.Join(common, "refs"), func(dir string, mtime time.Time) {
-		if old, ok := h.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
+		if old, ok := h.before.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
 			return
 		}
 		tx.AdoptDir(dir)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -196,14 +195,14 @@ func (h *helper) writeShallow(gitDir string, ids []string) (batch.Stats, error) 
 	if err != nil {
 		return batch.Stats{}, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	run, err := h.begin(r)
 	if err != nil {
 		return batch.Stats{}, err
 	}
-	defer t.Close()
+	defer run.End()
 	h.shallowed = len(ids) > 0
-	err = writeShallowTx(t.Policy.Begin(), t.Policy.FS(), gitDir, ids)
-	return t.Policy.Stats(), err
+	err = writeShallowTx(run.Policy.Begin(), run.Policy.FS(), gitDir, ids)
+	return run.Policy.Stats(), err
 }
 
 func writeShallowTx(tx *batch.Transaction, fsys batch.FS, gitDir string, ids []string) error {

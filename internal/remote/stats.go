@@ -9,24 +9,18 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 )
 
-// StatsEnv names the environment variable that, set to an absolute path,
-// makes the helper append one JSON line per fetch batch to that file:
-// what the upstream sent, what was written, and the sync counters (git's
-// trace2 names), so that a mirror's cron job can see that every batch got
-// its writeouts and exactly one hardware flush.
-const StatsEnv = "GIT_REMOTE_DURABLE_STATS"
-
-// BatchStats is one line of the StatsEnv file: a fetch batch.
+// BatchStats is one line of the report.StatsEnv file: a fetch batch.
 type BatchStats struct {
 	URL string `json:"url"`
 	// Repository is the git directory fetched into.
 	Repository string `json:"repository,omitempty"`
 	Batch      int    `json:"batch"` // 1 for the session's first fetch batch
-	report.Stats
+	objstore.Stats
 	// Promisor marks a kept pack published as a promisor pack (with its
 	// .promisor, a fifth file under the flush).
 	Promisor bool `json:"promisor,omitempty"`
@@ -38,23 +32,14 @@ type BatchStats struct {
 	Error string `json:"error,omitempty"`
 }
 
-// account adds a batch's counters to the session's totals, appends its
-// line to the StatsEnv file, and shows it with git fetch -v.
-func (h *helper) account(stats report.Stats, err error) {
+// account adds a batch's stats to the session's line, appends the
+// batch's own line to the report.StatsEnv file, and shows it with git
+// fetch -v.
+func (h *helper) account(stats objstore.Stats, err error) {
 	st := stats.Stats
-	h.totals.Method, h.totals.Path, h.totals.Reason, h.totals.Filesystem = st.Method, st.Path, st.Reason, st.Filesystem
-	h.totals.WriteoutOnly += st.WriteoutOnly
-	h.totals.HardwareFlush += st.HardwareFlush
-	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.batchN, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
+	h.line.add(stats)
+	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.line.Batches, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
 	h.shallowed = false
-	h.sum.Objects += stats.Objects
-	h.sum.Written += stats.Written
-	h.sum.Existing += stats.Existing
-	h.sum.Repaired += stats.Repaired
-	h.sum.Bytes += stats.Bytes
-	if stats.Settings != "" {
-		h.sum.Settings = stats.Settings
-	}
 	switch {
 	case err != nil && h.ctx.Err() != nil:
 		// Whatever failed (a read from a connection the signal closed)
@@ -73,9 +58,10 @@ func (h *helper) account(stats report.Stats, err error) {
 	h.appendStats(bs)
 }
 
-// appendStats appends v as one JSON line to the StatsEnv file, if set.
+// appendStats appends v as one JSON line to the report.StatsEnv file, if
+// set.
 func (h *helper) appendStats(v any) {
-	path := h.env.Getenv(StatsEnv)
+	path := h.env.Getenv(report.StatsEnv)
 	if path == "" || !filepath.IsAbs(path) {
 		return
 	}
@@ -85,16 +71,16 @@ func (h *helper) appendStats(v any) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
-		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", StatsEnv, err)
+		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", report.StatsEnv, err)
 		return
 	}
 	defer f.Close()
 	f.Write(append(line, '\n'))
 }
 
-// SessionStats is the line of the StatsEnv file that ends every session
-// of the helper — every git fetch, clone or push through it, also one that
-// found nothing new or failed before any pack (the host down, the
+// SessionStats is the line of the report.StatsEnv file that ends every
+// session of the helper — every git fetch, clone or push through it, also
+// one that found nothing new or failed before any pack (the host down, the
 // repository gone, a refused login) — for monitoring: Kind is "session".
 type SessionStats struct {
 	Kind       string `json:"kind"`
@@ -128,13 +114,34 @@ type SessionStats struct {
 	batch.Stats
 }
 
+// add counts a batch's stats into the session's line: its objects, and
+// its syncs, under the path of the last batch.
+func (s *SessionStats) add(b objstore.Stats) {
+	s.Objects += b.Objects
+	s.Written += b.Written
+	s.Existing += b.Existing
+	s.Repaired += b.Repaired
+	s.Bytes += b.Bytes
+	if b.Settings != "" {
+		s.Settings = b.Settings
+	}
+	s.Stats = plus(b.Stats, s.Stats)
+}
+
+// plus is st with the sync counters of more added to its own, under st's
+// method and path.
+func plus(st, more batch.Stats) batch.Stats {
+	st.WriteoutOnly += more.WriteoutOnly
+	st.HardwareFlush += more.HardwareFlush
+	return st
+}
+
 // endSession appends the session's line: err is how it ended, msg the
 // fatal line printed for it.
 func (h *helper) endSession(err error, msg string) {
-	s := SessionStats{Kind: "session", Time: time.Now().UTC().Format(time.RFC3339), URL: h.url, Repository: h.gitDir(), Op: h.op,
-		Batches: h.batchN, Objects: h.sum.Objects, Written: h.sum.Written, Existing: h.sum.Existing, Repaired: h.sum.Repaired,
-		Bytes: h.sum.Bytes, Checked: h.swept, Settled: h.settled, Settings: h.sum.Settings,
-		Seconds: math.Round(time.Since(h.started).Seconds()*1000) / 1000, Stats: h.totals}
+	s := h.line
+	s.Kind, s.Time, s.URL, s.Repository = "session", time.Now().UTC().Format(time.RFC3339), h.url, h.gitDir()
+	s.Seconds = math.Round(time.Since(h.began).Seconds()*1000) / 1000
 	if s.Op == "" {
 		s.Op = "list"
 	}
@@ -164,17 +171,17 @@ func (h *helper) gitDir() string {
 	return ""
 }
 
-// checkStatsPath warns, once a session, that StatsEnv is set to a path
-// that is not absolute: it is ignored, as git ignores a relative
+// checkStatsPath warns, once a session, that report.StatsEnv is set to a
+// path that is not absolute: it is ignored, as git ignores a relative
 // GIT_TRACE, since the helper does not run where git was started.
 func (h *helper) checkStatsPath() {
-	if path := h.env.Getenv(StatsEnv); path != "" && !filepath.IsAbs(path) {
-		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", StatsEnv, path)
+	if path := h.env.Getenv(report.StatsEnv); path != "" && !filepath.IsAbs(path) {
+		fmt.Fprintf(h.errw, "warning: %s='%s' is ignored: set it to an absolute path (the helper runs in the repository, not where git was started)\n", report.StatsEnv, path)
 	}
 }
 
 // writeTrace2 writes git's trace2 fsync counters for the whole session to
 // the GIT_TRACE2_EVENT target, as git-unpack-durable does.
 func (h *helper) writeTrace2() {
-	report.WriteTrace2(h.env.Getenv, h.errw, h.totals)
+	report.WriteTrace2(h.env.Getenv, h.errw, h.line.Stats)
 }

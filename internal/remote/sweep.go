@@ -1,35 +1,17 @@
 package remote
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
-	"github.com/git-durable/git-durable/internal/boot"
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/sweep"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
-
-// sweepFile, in the objects directory, records that its loose objects
-// were all checked during a boot of the machine, and which of them were
-// left broken.
-const sweepFile = "info/durable"
-
-// sweepRecord is what sweepFile says.
-type sweepRecord struct {
-	boot   string
-	broken []object.ID
-	types  map[object.ID]object.Type // what the broken files' headers still said
-}
 
 // sweep finds every broken loose object of the repository — empty, cut
 // short, not inflating or not hashing to its name, as a crash of a writer
@@ -41,10 +23,9 @@ type sweepRecord struct {
 // Only a crash breaks an object that way, and a boot follows every crash,
 // so the check runs once per boot of the machine: the first session after
 // one reads every loose object (as git fsck does, on every core), later
-// ones only the record that says it was done (sweepFile) and the objects it
-// left broken, which they try again. Where the system does not say which
-// boot runs, every session checks. The record needs no sync: a crash
-// starts a new boot, whose first session checks again.
+// ones only the record that says it was done (sweep.Record) and the
+// objects it left broken, which they try again. Where the system does not
+// say which boot runs, every session checks.
 func (h *helper) sweep(up *upstream.Upload) {
 	if h.set.cloning {
 		return // a repository git has just made, with no object yet
@@ -53,14 +34,12 @@ func (h *helper) sweep(up *upstream.Upload) {
 	if err != nil || up.CheckFormat(r.Format) != nil {
 		return
 	}
-	path := filepath.Join(r.ObjectDir, sweepFile)
-	rec, _ := readSweep(path, r.Format)
-	for id, t := range rec.types {
+	rec, _ := sweep.Read(r.ObjectDir, r.Format)
+	for id, t := range rec.Types {
 		h.brokenType[id] = t
 	}
-	now := boot.ID()
-	ids := rec.broken
-	if now == "" || rec.boot != now {
+	ids := rec.Broken
+	if !rec.ThisBoot() {
 		if ids, err = h.scan(r); err != nil {
 			fmt.Fprintf(h.errw, "warning: cannot check the loose objects of the repository: %s\n", mask.Printable(mask.OneLine(err.Error())))
 			return
@@ -71,7 +50,7 @@ func (h *helper) sweep(up *upstream.Upload) {
 			return
 		}
 		ids = ids[:0:0]
-		for _, id := range rec.broken {
+		for _, id := range rec.Broken {
 			if bad[id] {
 				ids = append(ids, id)
 			}
@@ -84,25 +63,24 @@ func (h *helper) sweep(up *upstream.Upload) {
 	for _, id := range left {
 		fmt.Fprintf(h.errw, "warning: %s\n", h.lost(r.ObjectDir, id, up.ByID()))
 	}
-	if now != "" && (now != rec.boot || !sameIDs(left, rec.broken)) {
-		writeSweep(path, sweepRecord{boot: now, broken: left, types: h.brokenType})
+	if !rec.ThisBoot() || !sameIDs(left, rec.Broken) {
+		sweep.Write(r.ObjectDir, left, h.brokenType)
 	}
 }
 
 // scan checks every loose object of r and removes the broken copies of
 // objects a pack holds; it returns the others.
 func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true)
+	t, err := h.objects(r)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	start := time.Now()
 	broken, n, err := t.Store.Scan(runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
-	h.swept = n
+	h.line.Checked = n
 	if h.set.verbosity >= 2 {
 		fmt.Fprintf(h.errw, "durable: checked %d loose objects in %.3f s, %d broken\n", n, time.Since(start).Seconds(), len(broken))
 	}
@@ -181,75 +159,6 @@ func (h *helper) lost(objects string, id object.ID, byID bool) string {
 		return fmt.Sprintf("%s of the repository is broken, and '%s' does not serve objects by id (protocol v2, or uploadpack.allowAnySHA1InWant): if nothing needs it (git fsck), remove %s; else fetch it from a repository that has it", what, h.url, file)
 	}
 	return fmt.Sprintf("%s of the repository is broken, and '%s' does not have it: if nothing needs it (git fsck), remove %s; else fetch it from a repository that has it", what, h.url, file)
-}
-
-// SweptThisBoot reports whether a session of the helper checked every
-// loose object of the objects directory objects during the running boot
-// (and so will not again before the next), and lists the objects it left
-// broken.
-func SweptThisBoot(objects string, f object.Format) (bool, []object.ID) {
-	rec, err := readSweep(filepath.Join(objects, sweepFile), f)
-	now := boot.ID()
-	return err == nil && now != "" && rec.boot == now, rec.broken
-}
-
-// readSweep reads the record at path.
-func readSweep(path string, f object.Format) (sweepRecord, error) {
-	rec := sweepRecord{types: map[object.ID]object.Type{}}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return rec, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		key, val, _ := strings.Cut(sc.Text(), " ")
-		switch key {
-		case "boot":
-			rec.boot = val
-		case "broken":
-			hex, typ, _ := strings.Cut(val, " ")
-			if id, err := object.ParseID(hex); err == nil && id.Size() == f.Size() {
-				rec.broken = append(rec.broken, id)
-				if t, ok := object.ParseType([]byte(typ)); ok {
-					rec.types[id] = t
-				}
-			}
-		}
-	}
-	return rec, nil
-}
-
-// writeSweep replaces the record at path, through a temporary file: never
-// torn, and without a sync (see sweep). A failure only means the next
-// session checks again.
-func writeSweep(path string, rec sweepRecord) {
-	var b strings.Builder
-	b.WriteString("# git-remote-durable checked every loose object during this boot of the machine\n")
-	fmt.Fprintf(&b, "boot %s\n", rec.boot)
-	for _, id := range rec.broken {
-		if t, ok := rec.types[id]; ok && t != object.Bad {
-			fmt.Fprintf(&b, "broken %s %s\n", id, t)
-		} else {
-			fmt.Fprintf(&b, "broken %s\n", id)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "tmp_durable_")
-	if err != nil {
-		return
-	}
-	_, err = tmp.WriteString(b.String())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
 }
 
 // sameIDs reports whether a and b hold the same ids in the same order.

@@ -10,7 +10,6 @@ import (
 	"github.com/git-durable/git-durable/internal/fsck"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
@@ -18,9 +17,9 @@ import (
 
 // received is what a fetch batch left in the repository.
 type received struct {
-	connected bool         // the objects were verified to be connected
-	lock      string       // the .keep of a kept pack, for git to remove
-	stats     report.Stats // for the batch's line (account), once the fetch is done
+	connected bool           // the objects were verified to be connected
+	lock      string         // the .keep of a kept pack, for git to remove
+	stats     objstore.Stats // for the batch's line (account), once the fetch is done
 }
 
 // unpack writes the pack stream in into the repository through the
@@ -45,12 +44,12 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 	if err != nil {
 		return rcv, err
 	}
-	t, err := objstore.Open(r, h.env.Getenv, io.Discard, true) // the settings were told of once (snapshot)
+	run, err := h.begin(r)
 	if err != nil {
 		return rcv, err
 	}
-	defer t.Close()
-	opts := t.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
+	defer run.End()
+	opts := run.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
 	pack := in // what the unpacker reads: in, or a reader that peeked at its header
 	if h.set.promisor() {
@@ -67,14 +66,14 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 		opts.Object = cl.add
 	}
 	if h.set.progress && h.set.verbosity > 0 {
-		opts.Progress = t.Progress(h.errw)
+		opts.Progress = run.Progress(h.errw)
 	}
-	res, err := unpack.Run(h.ctx, pack, t.Store, t.Policy, opts)
-	if err = h.runErr(in, t, res, err); err != nil {
+	res, err := unpack.Run(h.ctx, pack, run.Store, run.Policy, opts)
+	if err = h.runErr(in, run, res, err); err != nil {
 		return rcv, err
 	}
-	rcv.stats = t.Stats(res)
-	t.Done()
+	rcv.stats = run.Stats(res)
+	run.Done()
 	rcv.lock = res.KeepPath
 	if cl != nil {
 		rcv.connected = cl.connected(wants)
@@ -84,10 +83,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 
 // checks are the unpack limit and the fsck options of a fetch into r.
 func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err error) {
-	limit, err = UnpackLimit(r.Config)
-	if h.set.cloning && !r.Config.Has("fetch.unpackLimit") && !r.Config.Has("transfer.unpackLimit") {
-		limit = 0 // a clone keeps its pack, as git's does
-	}
+	limit, err = r.Config.UnpackLimit(h.set.cloning)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -104,11 +100,11 @@ func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err e
 // runErr is what a fetch reports of a run of the unpacker over in, with
 // its stats accounted: a connection cut mid-pack, junk after the pack, a
 // bad pack, or nil.
-func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, err error) error {
+func (h *helper) runErr(in io.Reader, run *objstore.Run, res unpack.Result, err error) error {
 	if p, ok := in.(*upstream.Pack); ok && err != nil {
 		if cut := p.Cut(err); cut != err {
 			// The connection went away mid-pack: not a bad pack.
-			h.account(t.Stats(res), cut)
+			h.account(run.Stats(res), cut)
 			return cut
 		}
 	}
@@ -118,33 +114,14 @@ func (h *helper) runErr(in io.Reader, t *objstore.Session, res unpack.Result, er
 		if res.KeepPath != "" {
 			os.Remove(res.KeepPath)
 		}
-		h.account(t.Stats(res), upstream.ErrJunk)
+		h.account(run.Stats(res), upstream.ErrJunk)
 		return upstream.ErrJunk
 	}
 	if err != nil {
-		h.account(t.Stats(res), err)
+		h.account(run.Stats(res), err)
 		return &packError{err: err}
 	}
 	return nil
-}
-
-// UnpackLimit is fetch.unpackLimit, else transfer.unpackLimit, else git's
-// default (100), in a repository of configuration c: a fetch of at least
-// that many objects is kept as a pack, as git keeps it, so that a mirror
-// holds as many files as git's and serves a clone as fast; smaller ones
-// are exploded. 0 (as in git) keeps every pack. A clone keeps its pack
-// whatever its size, as git's does, unless one of the settings is set.
-func UnpackLimit(c repo.Config) (uint32, error) {
-	for _, key := range []string{"fetch.unpackLimit", "transfer.unpackLimit"} {
-		if c.Has(key) {
-			v, err := c.Int(key, 0)
-			if err != nil {
-				return 0, err
-			}
-			return uint32(max(v, 0)), nil
-		}
-	}
-	return gitUnpackLimit, nil
 }
 
 // keepMessage is what git's fetch-pack writes into the .keep of a pack it

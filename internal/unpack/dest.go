@@ -35,14 +35,22 @@ type dest interface {
 	// below it; else only the received pack holds it (objectAt).
 	readsByID() bool
 	// objectAt reads back the object of the done entry at off, where only
-	// the received pack holds it (its chain applied again); ok is false
-	// where a done object is read by its id (read).
-	objectAt(off int64) (typ object.Type, data []byte, ok bool, err error)
+	// the received pack holds it (its chain applied again); not ok where a
+	// done object is read by its id (read).
+	objectAt(off int64) (fromPack, error)
 	// wholeAt reads back the full object at off of the received pack when
-	// afford agrees to its size and to the bytes received so far; ok is
-	// false where it does not, or where the pack is not kept (see
+	// afford agrees to its size and to the bytes received so far; not ok
+	// where it does not, or where the pack is not kept (see
 	// resolver.readBack).
-	wholeAt(off int64, afford func(size, received int64) bool) (typ object.Type, data []byte, ok bool, err error)
+	wholeAt(off int64, afford func(size, received int64) bool) (fromPack, error)
+}
+
+// fromPack is an object read back from the received pack, where ok: its
+// type and data.
+type fromPack struct {
+	typ  object.Type
+	data []byte
+	ok   bool
 }
 
 // memoryPlan is how a run reserves memory (see reserve.go): the deltas
@@ -160,13 +168,11 @@ func (d *looseDest) memory() memoryPlan { return memoryPlan{} }
 func (d *looseDest) readsByID() bool { return true }
 
 // objectAt: a done object is read by its id, from the store.
-func (d *looseDest) objectAt(int64) (object.Type, []byte, bool, error) {
-	return object.Bad, nil, false, nil
-}
+func (d *looseDest) objectAt(int64) (fromPack, error) { return fromPack{}, nil }
 
 // wholeAt: nothing is read back from an exploded pack.
-func (d *looseDest) wholeAt(int64, func(size, received int64) bool) (object.Type, []byte, bool, error) {
-	return object.Bad, nil, false, nil
+func (d *looseDest) wholeAt(int64, func(size, received int64) bool) (fromPack, error) {
+	return fromPack{}, nil
 }
 
 // wait returns once everything written is published; later writes are

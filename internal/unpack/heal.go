@@ -13,7 +13,7 @@ import (
 // workers still serving the queue.
 func (u *resolver) heal() {
 	u.drv.wait()
-	if u.firstErr() != nil {
+	if u.tally.first() != nil {
 		return
 	}
 	u.mu.Lock()

@@ -27,7 +27,7 @@ func (u *resolver) read(r *pack.Reader) (trailerErr error) {
 			return nil
 		}
 		u.holdBack()
-		if u.firstErr() != nil {
+		if u.tally.first() != nil {
 			return nil
 		}
 		e, err := r.Next()

@@ -168,25 +168,22 @@ func (d *packDest) memory() memoryPlan { return memoryPlan{laterAtOnce: true, ro
 func (d *packDest) readsByID() bool { return false }
 
 // objectAt reads back the object of a done entry from the kept pack.
-func (d *packDest) objectAt(off int64) (object.Type, []byte, bool, error) {
+func (d *packDest) objectAt(off int64) (fromPack, error) {
 	typ, data, err := d.rd.ObjectAt(off)
-	return typ, data, true, err
+	return fromPack{typ: typ, data: data, ok: true}, err
 }
 
 // wholeAt reads back the full object at off when afford agrees.
-func (d *packDest) wholeAt(off int64, afford func(size, received int64) bool) (object.Type, []byte, bool, error) {
+func (d *packDest) wholeAt(off int64, afford func(size, received int64) bool) (fromPack, error) {
 	h, err := d.rd.HeaderAt(off)
-	if err != nil {
-		return object.Bad, nil, false, err
-	}
-	if !afford(h.Size, d.received()) {
-		return object.Bad, nil, false, nil
+	if err != nil || !afford(h.Size, d.received()) {
+		return fromPack{}, err
 	}
 	typ, data, err := d.rd.ObjectAt(off)
 	if err != nil {
-		return object.Bad, nil, false, err
+		return fromPack{}, err
 	}
-	return typ, data, true, nil
+	return fromPack{typ: typ, data: data, ok: true}, nil
 }
 
 // wait: a kept pack's entries are written as they come.

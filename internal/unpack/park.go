@@ -103,10 +103,7 @@ func (d *packDest) put([]byte) (int64, error) { return -1, nil }
 func (d *packDest) release() {}
 
 // reread reads back the delta of job j from the kept pack (aside).
-func (d *packDest) reread(j *job) ([]byte, error) { return d.delta(j) }
-
-// delta reads back the delta of job j from the kept pack.
-func (d *packDest) delta(j *job) ([]byte, error) {
+func (d *packDest) reread(j *job) ([]byte, error) {
 	idx := j.idx
 	off := d.entries.offsetOf(idx)
 	e, data, err := d.rd.EntryAt(off)

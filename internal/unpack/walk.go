@@ -169,8 +169,8 @@ func (u *resolver) derive(k int32) (object.Type, []byte, error) {
 	if typ, data, ok := u.cache.Get(id); ok {
 		return typ, data, nil
 	}
-	if typ, data, ok, err := u.dest.objectAt(u.offsetOf(k)); ok || err != nil {
-		return typ, data, err
+	if got, err := u.dest.objectAt(u.offsetOf(k)); got.ok || err != nil {
+		return got.typ, got.data, err
 	}
 	if u.held != nil {
 		if typ, data, ok := u.held.get(id); ok {

@@ -148,6 +148,7 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		return err
 	}
 	defer t.Close()
+	run := t.Begin()
 	in := cli.Interruptible(ctx, env.Stdin)
 	if a.header != nil {
 		in = io.MultiReader(bytes.NewReader(a.header), in)
@@ -156,17 +157,17 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 	if a.unpackLimit > 0 && keep == nil {
 		keep = &unpack.Keep{}
 	}
-	opts := t.Options(env.Stderr, keep)
+	opts := run.Options(env.Stderr, keep)
 	opts.DryRun, opts.Recover, opts.Strict, opts.MaxInputSize = a.dryRun, a.recover, a.strict, a.maxInputSize
 	opts.UnpackLimit = a.unpackLimit
 	if !a.quiet && env.IsTerminal {
-		opts.Progress = t.Progress(env.Stderr)
+		opts.Progress = run.Progress(env.Stderr)
 	}
-	res, err := unpack.Run(ctx, in, t.Store, t.Policy, opts)
+	res, err := unpack.Run(ctx, in, t.Store, run.Policy, opts)
 	if err == nil {
-		t.Done()
+		run.Done()
 	}
-	st := t.Stats(res)
+	st := run.Stats(res)
 	if err == nil || a.stats {
 		report.WriteTrace2(env.Getenv, env.Stderr, st.Stats)
 	}

@@ -1,0 +1,67 @@
+package mirror
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/mask"
+)
+
+// result is how the update of one repository went.
+type result struct {
+	start    time.Time
+	took     time.Duration
+	skipped  bool
+	repaired []string
+	err      error
+	// notDurable says why the update, though it succeeded, did not write
+	// durably ("" where it did); notes are what else its line says (the
+	// helper's reading of the settings, a statistics file it could not
+	// write).
+	notDurable string
+	notes      []string
+	// converted says which remotes --convert put durable:: before (or
+	// would have, in a dry run).
+	converted []string
+	dry       bool
+	// check is what --verify found, fixed how many objects its repair
+	// put right.
+	check *checked
+	fixed int
+	// helper adds up the helper's session lines of the update, sessions
+	// counts them.
+	helper   session
+	sessions int
+}
+
+// line is the log line of r for the repository dir: "ok" only for an
+// update that wrote durably.
+func (r result) line(dir string) string {
+	head := r.start.UTC().Format(time.RFC3339) + " " + quotePath(dir)
+	var notes []string
+	if len(r.repaired) > 0 {
+		notes = append(notes, "repaired: "+strings.Join(r.repaired, "; "))
+	}
+	if len(r.converted) > 0 && !r.dry {
+		notes = append(notes, "converted "+strings.Join(r.converted, "; "))
+	}
+	notes = append(notes, r.notes...)
+	tail := ""
+	if len(notes) > 0 {
+		tail = " (" + mask.Printable(mask.OneLine(strings.Join(notes, "; "))) + ")"
+	}
+	switch {
+	case r.dry && r.err == nil && len(r.converted) == 0:
+		return head + " dry run: every remote fetches through durable::"
+	case r.dry && r.err == nil:
+		return head + " dry run: would convert " + mask.Printable(strings.Join(r.converted, "; "))
+	case r.skipped:
+		return head + " skipped: another update of it runs"
+	case r.err != nil:
+		return fmt.Sprintf("%s failed %.1fs: %s%s", head, r.took.Seconds(), mask.Printable(mask.OneLine(r.err.Error())), tail)
+	case r.notDurable != "":
+		return fmt.Sprintf("%s warning %.1fs: updated, not durable: %s%s", head, r.took.Seconds(), r.notDurable, tail)
+	}
+	return fmt.Sprintf("%s ok %.1fs%s", head, r.took.Seconds(), tail)
+}
