@@ -1,4 +1,4 @@
-package unpackcmd
+package unpack
 
 import (
 	"bytes"
