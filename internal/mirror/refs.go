@@ -1,8 +1,6 @@
 package mirror
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -125,33 +123,16 @@ func removeBrokenRefs(refs string) ([]string, error) {
 // removeMissingTips deletes the refs whose object the repository does not
 // have (git update-ref -d): a crash kept the ref and lost its objects.
 func removeMissingTips(ctx context.Context, dir string) ([]string, error) {
-	out, err := gitOut(ctx, dir, nil, "for-each-ref", "--format=%(objectname) %(refname)")
-	if err != nil {
-		return nil, err
-	}
-	var ids bytes.Buffer
-	var names []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		id, name, _ := strings.Cut(sc.Text(), " ")
-		ids.WriteString(id + "\n")
-		names = append(names, name)
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	check, err := gitOut(ctx, dir, ids.Bytes(), "cat-file", "--batch-check=%(objectname)")
+	missing, err := missingRefObjects(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	var removed []string
-	for i, l := range strings.Split(strings.TrimSuffix(string(check), "\n"), "\n") {
-		if i < len(names) && strings.HasSuffix(l, " missing") {
-			if _, err := gitOut(ctx, dir, nil, "update-ref", "-d", names[i]); err != nil {
-				return removed, err
-			}
-			removed = append(removed, names[i])
+	for _, r := range missing {
+		if _, err := gitOut(ctx, dir, nil, "update-ref", "-d", r.name); err != nil {
+			return removed, err
 		}
+		removed = append(removed, r.name)
 	}
 	return removed, nil
 }
