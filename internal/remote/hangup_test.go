@@ -82,7 +82,7 @@ func TestHangupStopsCommand(t *testing.T) {
 			up := &stuckUpstream{wait: time.Second, canceled: make(chan error, 1)}
 			var out, errb bytes.Buffer
 			start := time.Now()
-			err = Run(context.Background(), []string{"origin", "/nowhere.git"}, proc.Env{Stdin: r, Stdout: &out, Stderr: &errb, Getenv: os.Getenv}, Options{Transport: up})
+			err = Run(context.Background(), []string{"origin", "/nowhere.git"}, proc.Env{Stdin: r, Stdout: &out, Stderr: &errb, Getenv: os.Getenv}, Options{Dial: dialOf(up)})
 			var ee *cli.ExitError
 			if !errors.As(err, &ee) || ee.Code != 128 || errb.String() != tc.want {
 				t.Fatalf("Run: %v, stderr %q; want exit 128 and %q", err, errb.String(), tc.want)

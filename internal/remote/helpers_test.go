@@ -13,6 +13,8 @@ import (
 	"github.com/git-durable/git-durable/internal/proc"
 
 	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
+
+	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // sealed is gittest.Sealed (the helper runs git, which reads the
@@ -29,12 +31,12 @@ type session struct {
 }
 
 // dialogue runs the helper on input (git's side of the dialogue) for the
-// URL, with tr as the transport (nil: the one the URL names).
+// URL, with tr's streams as the transport (nil: the one the URL names).
 func dialogue(t *testing.T, url, input string, tr stream.Connector) session {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := proc.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb, Getenv: os.Getenv}
-	err := Run(context.Background(), []string{"origin", url}, env, Options{Transport: tr})
+	err := Run(context.Background(), []string{"origin", url}, env, Options{Dial: dialOf(tr)})
 	s := session{out: out.String(), err: errb.String()}
 	var ee *cli.ExitError
 	if errors.As(err, &ee) {
@@ -47,3 +49,11 @@ func dialogue(t *testing.T, url, input string, tr stream.Connector) session {
 
 // lines splits a reply into its lines (the final newline dropped).
 func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
+
+// dialOf is the sessions over c's streams, nil for none.
+func dialOf(c stream.Connector) transport.Dial {
+	if c == nil {
+		return nil
+	}
+	return stream.Dial(c, nil)
+}

@@ -16,16 +16,14 @@ import (
 	"github.com/git-durable/git-durable/object"
 
 	"github.com/git-durable/git-durable/internal/upstream/transport"
-
-	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // Options configures Run beyond the process's streams. The zero value is
 // what the command uses.
 type Options struct {
-	// Transport, when set, replaces the transport chosen from the URL's
+	// Dial, when set, replaces the transport chosen from the URL's
 	// protocol (tests).
-	Transport stream.Connector
+	Dial transport.Dial
 }
 
 // helper is one session with git.
@@ -136,7 +134,7 @@ func (h *helper) start(args []string) error {
 	}
 	h.url = transport.Anonymize(addr)
 	r, err := upstream.Open(h.ctx, addr, upstream.Options{
-		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Transport: h.opts.Transport,
+		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Dial: h.opts.Dial,
 	})
 	h.remote = r
 	return err

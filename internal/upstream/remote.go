@@ -9,7 +9,6 @@ import (
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
-	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // Remote is the upstream of one session of the helper: where it is, and
@@ -40,9 +39,9 @@ type Options struct {
 	// Redactor is told of every secret of the upstream: passwords and
 	// header values.
 	Redactor *transport.Redactor
-	// Transport, when set, replaces the transport chosen from the URL's
-	// protocol (tests): a session is a stream over it.
-	Transport stream.Connector
+	// Dial, when set, replaces the transport chosen from the URL's
+	// protocol (tests).
+	Dial transport.Dial
 }
 
 // Open checks the address git passed the helper (its second argument, or
@@ -66,9 +65,7 @@ func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
 		fmt.Fprintf(o.Stderr, "warning: the URL '%s' carries a password, which git shows and stores as typed (in FETCH_HEAD, the config and its messages); use a credential helper instead (see 'git help credentials')\n", a.Safe)
 	}
 	r := &Remote{URL: a.Safe, ctx: ctx, addr: a, o: o, failed: &transport.Log{}}
-	if o.Transport != nil {
-		r.dial = stream.Dial(o.Transport, a)
-	} else {
+	if r.dial = o.Dial; r.dial == nil {
 		r.dial = schemes[a.Scheme].dial(r, cfg)
 	}
 	return r, nil
@@ -100,7 +97,7 @@ func (r *Remote) session(service string, read transport.Advertised) (transport.T
 
 // HTTP reports whether the upstream is reached over smart HTTP.
 func (r *Remote) HTTP() bool {
-	return r.o.Transport == nil && r.addr.Scheme.Web()
+	return r.o.Dial == nil && r.addr.Scheme.Web()
 }
 
 // Failure is git's fatal line for the first request the HTTP client failed
