@@ -155,3 +155,17 @@ func rotate(r *runner, vs []variant, rounds, objects int, removeEach bool) (map[
 	bar.Finish()
 	return res, nil
 }
+
+// measureRows runs the variants vs as rotate does, each run's repository
+// removed after it, and summarizes each one's samples.
+func measureRows(r *runner, vs []variant, rounds, objects int) (map[string]stats, error) {
+	res, err := rotate(r, vs, rounds, objects, true)
+	if err != nil {
+		return nil, err
+	}
+	st := map[string]stats{}
+	for _, v := range vs {
+		st[v.name] = summarize(res[v.name])
+	}
+	return st, nil
+}
