@@ -9,15 +9,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// hostileSide is one client of a hostile upstream: plain git on git://…,
-// the oracle, or git through git-remote-durable.
-type hostileSide struct {
-	name   string
-	prefix string
-}
-
-var hostileSides = []hostileSide{{"git", ""}, {"durable", "durable::"}}
-
 // mirrored makes an upstream in a new directory base and a mirror clone of
 // it beside it: the hostile tests' starting point, before the upstream
 // advances and a fake server lies about it.

@@ -111,7 +111,7 @@ func TestKeepThinPack(t *testing.T) {
 			}
 			gittest.Git(t, env, repo, "verify-pack", fresh)
 			gittest.Fsck(t, env, repo)
-			idx[i] = strings.Fields(string(gittest.GitIn(t, env, repo, mustRead(t, fresh), "show-index")))
+			idx[i] = strings.Fields(string(gittest.GitIn(t, env, repo, readFile(t, fresh), "show-index")))
 		}
 		ids := func(fields []string) []string {
 			var out []string
@@ -160,24 +160,6 @@ func TestUnpackLimit(t *testing.T) {
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func mustRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestKeepStraceOrder checks the kept pack's I-order on the real system

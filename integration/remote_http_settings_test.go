@@ -15,18 +15,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// sealedHTTP is env without any proxy variable of the machine's.
-func sealedHTTP(t *testing.T, extra ...string) []string {
-	t.Helper()
-	var out []string
-	for _, kv := range env(t) {
-		if k, _, _ := strings.Cut(kv, "="); !strings.Contains(strings.ToLower(k), "proxy") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
-
 // cloneBoth clones url with plain git and through the helper into new
 // directories and returns both runs.
 func cloneBoth(t *testing.T, env []string, url string) (plain, ours *gittest.Cmd, oursDir string) {

@@ -192,8 +192,3 @@ func readRSS(t *testing.T, path, stderr string) int64 {
 	}
 	return n << 10
 }
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return lines[len(lines)-1]
-}
