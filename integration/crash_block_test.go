@@ -76,15 +76,6 @@ func replay(t *testing.T, name string, r recorded) *blocktest.Verdict {
 	return v
 }
 
-// packIDs returns the ids of the objects in pack, from stock git.
-func packIDs(t *testing.T, env []string, pack []byte) []string {
-	t.Helper()
-	scratch := gittest.Init(t, env, true, "")
-	gittest.GitIn(t, env, scratch, pack, "unpack-objects", "-q")
-	out := gittest.Git(t, env, scratch, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
-	return strings.Fields(out)
-}
-
 // syncfs flushes the filesystem holding dir.
 func syncfs(t *testing.T, dir string) {
 	t.Helper()
@@ -96,13 +87,6 @@ func syncfs(t *testing.T, dir string) {
 	if err := unix.Syncfs(int(f.Fd())); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// blockPack is the pack the block tests unpack: about 1,200 objects of a
-// generated history, OFS deltas resolved into loose objects.
-func blockPack(t *testing.T, env []string) []byte {
-	t.Helper()
-	return packOf(t, env, historyRepo(t, env), "main~600\n", "--revs", "--delta-base-offset")
 }
 
 // blockFS are the journaled filesystems on which batch must be sound.

@@ -16,25 +16,6 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// packFiles returns the files of objects/pack in repo, by extension.
-func packFiles(t *testing.T, repo string) map[string][]string {
-	t.Helper()
-	out := map[string][]string{}
-	names, _ := filepath.Glob(filepath.Join(repo, "objects/pack/*"))
-	for _, n := range names {
-		ext := strings.TrimPrefix(filepath.Ext(n), ".")
-		out[ext] = append(out[ext], n)
-	}
-	return out
-}
-
-// looseCount counts loose objects in repo.
-func looseCount(t *testing.T, repo string) int {
-	t.Helper()
-	n, _ := filepath.Glob(filepath.Join(repo, "objects/??/*"))
-	return len(n)
-}
-
 // TestKeepMatchesIndexPack keeps a large pack and checks it against git:
 // one pack, no loose object, .idx and .rev byte-identical to git
 // index-pack's for the same pack, .keep holding the message, verify-pack
