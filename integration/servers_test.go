@@ -132,6 +132,26 @@ func requireHeader(name, value string, next http.Handler) http.Handler {
 	})
 }
 
+// withCharset adds "; charset=utf-8" to the Content-Type of next's
+// answers, as some servers do.
+func withCharset(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(charsetWriter{w}, r)
+	})
+}
+
+// charsetWriter is withCharset's ResponseWriter.
+type charsetWriter struct{ http.ResponseWriter }
+
+// WriteHeader adds the charset to the Content-Type, then writes the
+// header.
+func (w charsetWriter) WriteHeader(code int) {
+	if ct := w.Header().Get("Content-Type"); ct != "" {
+		w.Header().Set("Content-Type", ct+"; charset=utf-8")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // fakeSSH writes a GIT_SSH_COMMAND that runs the remote command locally,
 // as git's own test suite does, and logs its arguments to <dir>/ssh.log.
 // The remote command replaces the script's process, as ssh is one process
