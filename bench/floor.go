@@ -28,66 +28,74 @@ func floor(args []string) error {
 	if !ok {
 		return fmt.Errorf("unknown method %q", *method)
 	}
-	f, err := os.Open(*sizes)
+	files, err := readSizes(*sizes)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	type file struct {
-		name string
-		size int
+	policy := batch.New(batch.OS, *dir, batch.Options{Method: m})
+	tx := policy.Begin()
+	ferr := fill(tx, *dir, files)
+	if err := tx.End(); err != nil {
+		return err
 	}
-	var files []file
-	maxSize := 0
+	writeTrace(policy.Stats())
+	return ferr
+}
+
+// sizedFile is a file the floor creates: its name under the objects
+// directory ("<shard>/<name>") and its size.
+type sizedFile struct {
+	name string
+	size int
+}
+
+// readSizes reads the "<shard>/<name> <size>" lines of the file path
+// (what writeSizes wrote).
+func readSizes(path string) ([]sizedFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var files []sizedFile
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, size, _ := strings.Cut(sc.Text(), " ")
 		n, _ := strconv.Atoi(size)
-		files = append(files, file{name, n})
-		maxSize = max(maxSize, n)
+		files = append(files, sizedFile{name, n})
 	}
-	data := make([]byte, maxSize)
-	for i := range data {
-		data[i] = byte(i * 7)
+	return files, nil
+}
+
+// filler creates the floor's files through one transaction, from as many
+// goroutines as GOMAXPROCS.
+type filler struct {
+	tx   *batch.Transaction
+	dir  string
+	data []byte // every file holds the first bytes of it, as many as its size
+	mu   sync.Mutex
+	made map[string]bool // the fan-out directories made
+	err  error           // the first failure
+}
+
+// fill creates files under dir through tx and returns the first failure.
+func fill(tx *batch.Transaction, dir string, files []sizedFile) error {
+	maxSize := 0
+	for _, f := range files {
+		maxSize = max(maxSize, f.size)
 	}
-	policy := batch.New(batch.OS, *dir, batch.Options{Method: m})
-	tx := policy.Begin()
-	var mu sync.Mutex
-	made := map[string]bool{}
-	jobs := make(chan file, 64)
+	f := &filler{tx: tx, dir: dir, data: make([]byte, maxSize), made: map[string]bool{}}
+	for i := range f.data {
+		f.data[i] = byte(i * 7)
+	}
+	jobs := make(chan sizedFile, 64)
 	var wg sync.WaitGroup
-	var firstErr error
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				shard := filepath.Join(*dir, filepath.Dir(j.name))
-				mu.Lock()
-				if !made[shard] {
-					made[shard] = true
-					tx.Mkdir(shard, 0o777)
-				}
-				mu.Unlock()
-				out, err := batch.OS.Create(filepath.Join(shard, "tmp_obj_"+filepath.Base(j.name)[:6]), 0o444)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				if _, err := out.Write(data[:j.size]); err != nil {
-					fail(err)
-				}
-				tx.Written(out) // the same system calls as the store's
-				if err := tx.Commit(out, filepath.Join(*dir, j.name)); err != nil {
-					fail(err)
-				}
+				f.create(j)
 			}
 		}()
 	}
@@ -96,11 +104,41 @@ func floor(args []string) error {
 	}
 	close(jobs)
 	wg.Wait()
-	if err := tx.End(); err != nil {
-		return err
+	return f.err
+}
+
+// create makes the file j with the system calls the store makes a loose
+// object with: its fan-out directory once, a temporary file, its data,
+// and the commit that renames it.
+func (f *filler) create(j sizedFile) {
+	shard := filepath.Join(f.dir, filepath.Dir(j.name))
+	f.mu.Lock()
+	if !f.made[shard] {
+		f.made[shard] = true
+		f.tx.Mkdir(shard, 0o777)
 	}
-	writeTrace(policy.Stats())
-	return firstErr
+	f.mu.Unlock()
+	out, err := batch.OS.Create(filepath.Join(shard, "tmp_obj_"+filepath.Base(j.name)[:6]), 0o444)
+	if err != nil {
+		f.fail(err)
+		return
+	}
+	if _, err := out.Write(f.data[:j.size]); err != nil {
+		f.fail(err)
+	}
+	f.tx.Written(out) // the same system calls as the store's
+	if err := f.tx.Commit(out, filepath.Join(f.dir, j.name)); err != nil {
+		f.fail(err)
+	}
+}
+
+// fail keeps err unless a failure is kept already.
+func (f *filler) fail(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
 }
 
 // writeTrace writes the floor's fsync counters as trace2 counter events.

@@ -24,6 +24,33 @@ type history struct {
 // edits to them, with fast-import, and returns `git pack-objects --all
 // --delta-base-offset` of it: OFS deltas and long chains, as a clone sends.
 func generate(dir string, h history) ([]byte, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	files, err := goSources(h.files, rng)
+	if err != nil {
+		return nil, err
+	}
+	if err := run("", nil, "git", "init", "-q", "--bare", "-b", "main", dir); err != nil {
+		return nil, err
+	}
+	err = fastImport(dir, func(w *bufio.Writer) { writeHistory(w, files, h.commits, rng) })
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("git", "pack-objects", "--all", "--delta-base-offset", "--stdout", "-q")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader("")
+	return cmd.Output()
+}
+
+// sourceFile is a file of the generated history: its path in the tree,
+// and its content as the commits so far left it.
+type sourceFile struct {
+	path string
+	data []byte
+}
+
+// goSources returns n source files of the Go distribution's src/ tree,
+// chosen at random by rng, each read.
+func goSources(n int, rng *rand.Rand) ([]sourceFile, error) {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOROOT: %v", err)
@@ -37,22 +64,25 @@ func generate(dir string, h history) ([]byte, error) {
 		return nil
 	})
 	sort.Strings(paths)
-	if len(paths) < h.files {
+	if len(paths) < n {
 		return nil, fmt.Errorf("only %d source files under %s", len(paths), src)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-	paths = paths[:h.files]
-	contents := make([][]byte, h.files)
-	for i, p := range paths {
-		if contents[i], err = os.ReadFile(p); err != nil {
+	files := make([]sourceFile, n)
+	for i, p := range paths[:n] {
+		data, err := os.ReadFile(p)
+		if err != nil {
 			return nil, err
 		}
-		paths[i], _ = filepath.Rel(src, p)
+		rel, _ := filepath.Rel(src, p)
+		files[i] = sourceFile{rel, data}
 	}
-	if err := run("", nil, "git", "init", "-q", "--bare", "-b", "main", dir); err != nil {
-		return nil, err
-	}
+	return files, nil
+}
+
+// fastImport runs git fast-import in the repository dir on the stream
+// that write writes.
+func fastImport(dir string, write func(w *bufio.Writer)) error {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
@@ -61,6 +91,19 @@ func generate(dir string, h history) ([]byte, error) {
 		done <- err
 	}()
 	w := bufio.NewWriterSize(pw, 1<<20)
+	write(w)
+	werr := w.Flush()
+	pw.Close()
+	if err := <-done; err != nil {
+		return err
+	}
+	return werr
+}
+
+// writeHistory writes the fast-import stream of the generated history: a
+// first commit of every file, then commits of small edits to one to four
+// of them, chosen by rng, and a tag every 100 commits.
+func writeHistory(w *bufio.Writer, files []sourceFile, commits int, rng *rand.Rand) {
 	commit := func(c int, edit []int) {
 		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\n", c+1, 1700000000+60*c)
 		msg := fmt.Sprintf("commit %d\n", c)
@@ -69,21 +112,21 @@ func generate(dir string, h history) ([]byte, error) {
 			fmt.Fprintf(w, "from :%d\n", c)
 		}
 		for _, i := range edit {
-			fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n", paths[i], len(contents[i]))
-			w.Write(contents[i])
+			fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n", files[i].path, len(files[i].data))
+			w.Write(files[i].data)
 			w.WriteByte('\n')
 		}
 	}
-	all := make([]int, h.files)
+	all := make([]int, len(files))
 	for i := range all {
 		all[i] = i
 	}
 	commit(0, all)
-	for c := 1; c <= h.commits; c++ {
+	for c := 1; c <= commits; c++ {
 		var edit []int
 		for k := 0; k < 1+rng.IntN(4); k++ {
-			i := rng.IntN(h.files)
-			contents[i] = editLines(contents[i], c, rng)
+			i := rng.IntN(len(files))
+			files[i].data = editLines(files[i].data, c, rng)
 			edit = append(edit, i)
 		}
 		commit(c, edit)
@@ -91,17 +134,6 @@ func generate(dir string, h history) ([]byte, error) {
 			fmt.Fprintf(w, "tag v%d\nfrom :%d\ntagger Bench <bench@example.com> %d +0000\ndata 4\ntag\n", c, c+1, 1700000000+60*c)
 		}
 	}
-	werr := w.Flush()
-	pw.Close()
-	if err := <-done; err != nil {
-		return nil, err
-	}
-	if werr != nil {
-		return nil, werr
-	}
-	cmd := exec.Command("git", "pack-objects", "--all", "--delta-base-offset", "--stdout", "-q")
-	cmd.Dir, cmd.Stdin = dir, strings.NewReader("")
-	return cmd.Output()
 }
 
 // editLines changes a few lines of a source file, as a small commit does.

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,37 +34,41 @@ func main() {
 	}
 }
 
+// bench measures what the command line asks for: the generated history,
+// then the rows of a real one.
 func bench() error {
-	rounds := flag.Int("rounds", 3, "rounds of every variant (medians are quoted)")
-	work := flag.String("dir", filepath.Join(os.TempDir(), "git-durable-bench"), "scratch directory on the disk under test")
-	bin := flag.String("bin", "bin/git-unpack-durable", "the binary to measure")
-	files := flag.Int("files", 3000, "source files in the generated history")
-	commits := flag.Int("commits", 2700, "commits of edits in the generated history")
-	bigMB := flag.Int("big", 200, "size of the single-blob pack in MB (0 skips it)")
-	synth := flag.Bool("synthetic", true, "measure the generated history (false: only the real history's rows)")
-	var rc realConfig
-	flag.StringVar(&rc.repo, "repo", "", "real history: a repository whose history is packed and measured too")
-	flag.StringVar(&rc.pack, "pack", "", "real history: a pack measured as it is (its history cut from it)")
-	flag.StringVar(&rc.rev, "rev", "", "with -repo, what the real pack holds: a revision, or a number N for the first commits\nof `git rev-list --reverse --topo-order HEAD` reaching N objects (default 160000)")
-	flag.StringVar(&rc.fetch, "fetch", "", "the mirror fetch, `from..to` (revisions or numbers as -rev; default -rev minus 3000\nobjects, or <rev>~100, to -rev)")
-	flag.StringVar(&rc.scale, "scale", "30000,60000,100000,160000", "the scaling curve's packs (revisions or numbers as -rev)")
-	flag.IntVar(&rc.tiny, "tiny", 50, "invocations each on a 3-object pack (0 skips it)")
-	flag.StringVar(&rc.shapes, "shapes", "revs,daemon,aggressive,sorted,depth", "with -repo or -pack, the orders a server may send the -rev pack in, each from an upstream\nserved by git daemon: explode, --keep and a mirror clone of each (\"\" skips them; see bench/shapes.go)")
-	flag.StringVar(&rc.helper, "helper", "", "git-remote-durable (default: beside -bin)")
-	flag.BoolVar(&rc.main, "main", true, "with -repo or -pack, measure the rows, the clone and the fetch of the -rev pack itself (false: the shapes only)")
-	flag.StringVar(&rc.full, "full", "", "with -repo, a tag whose whole history the repository holds: one mirror clone of it through\nthe helper beside plain git, on protocol v2 (\"\" skips it: it takes minutes)")
-	mirrorSpec := flag.String("mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
-	mirrorSteps := flag.Int("mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
-	sweepSizes := flag.String("sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
-	repairRev := flag.String("repair", "", "with -repo, the repair rows on a mirror of that revision: --verify beside git fsck --full, and the repair\nof one damaged object and of a damaged pack of 10,000 objects beside a reclone (\"\" skips them)")
-	gitPath := flag.String("git", "", "the git to measure beside, and to drive the helper (a path; default: git on PATH)")
-	rows := flag.String("rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
-	flag.Parse()
+	o := parseOptions()
+	if err := besideGit(o.git); err != nil {
+		return err
+	}
 	var err error
-	if *gitPath != "" {
-		// Every git the bench and the helper run: plain git's rows, the
-		// git that drives the helper, and the git the helper asks.
-		abs, err := filepath.Abs(*gitPath)
+	if o.real.rows, err = parseRows(o.rows); err != nil {
+		return err
+	}
+	r, err := newRunner(o.work, o.bin)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	if o.synth {
+		if err := synthetic(r, o.work, o.history, o.rounds, o.bigMB); err != nil {
+			return err
+		}
+	}
+	if o.real.repo == "" && o.real.pack == "" {
+		return nil
+	}
+	r.cleanup() // room for the real history's runs
+	return realRows(r, o)
+}
+
+// besideGit puts the directory of the git at path ("" leaves PATH alone)
+// first on PATH — every git the bench and the helper run: plain git's
+// rows, the git that drives the helper, and the git the helper asks — and
+// prints which git the rows are measured beside.
+func besideGit(path string) error {
+	if path != "" {
+		abs, err := filepath.Abs(path)
 		if err != nil {
 			return err
 		}
@@ -74,49 +77,18 @@ func bench() error {
 	if out, err := exec.Command("git", "--version").Output(); err == nil {
 		fmt.Printf("beside %s", out)
 	}
-	if rc.rows, err = parseRows(*rows); err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	binPath, err := filepath.Abs(*bin)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*work, 0o755); err != nil {
-		return err
-	}
-	shm, err := os.MkdirTemp("/dev/shm", "git-durable-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(shm)
-	r := &runner{work: *work, shm: shm, bin: binPath, self: self}
-	defer r.cleanup()
-	if mnt, undo, err := journaled(*work, 16<<30); err == nil {
-		defer undo()
-		r.runs = mnt
-		fmt.Println("runs on a journaled ext4 on a loop device (direct I/O) backed by a file in", *work)
-	} else {
-		r.force = true
-		fmt.Printf("runs in %s without a journaled ext4 (%v): GIT_DURABLE_FORCE_BATCH=1, batch is measured but not durable there\n", *work, err)
-	}
+	return nil
+}
 
-	if *synth {
-		if err := synthetic(r, *work, history{*files, *commits}, *rounds, *bigMB); err != nil {
-			return err
-		}
-	}
-	if rc.repo == "" && rc.pack == "" {
-		return nil
-	}
-	r.cleanup() // room for the real history's runs
-	rc.rounds = *rounds
+// realRows measures the rows of the real history, and those of the
+// repair and the mirror where the command line asks for them.
+func realRows(r *runner, o *options) error {
+	rc := o.real
+	rc.rounds = o.rounds
 	if rc.helper == "" {
-		rc.helper = filepath.Join(filepath.Dir(binPath), "git-remote-durable")
+		rc.helper = filepath.Join(filepath.Dir(r.bin), "git-remote-durable")
 	}
+	var err error
 	if rc.pack != "" {
 		if rc.pack, err = filepath.Abs(rc.pack); err != nil {
 			return err
@@ -125,39 +97,29 @@ func bench() error {
 	if err := realHistory(r, rc); err != nil {
 		return err
 	}
-	if *repairRev != "" && rc.repo != "" {
-		if err := repairRows(r, rc, *repairRev); err != nil {
+	if o.repair != "" && rc.repo != "" {
+		if err := repairRows(r, rc, o.repair); err != nil {
 			return err
 		}
 	}
-	if *mirrorSpec == "" || rc.repo == "" {
+	if o.mirror == "" || rc.repo == "" {
 		return nil
 	}
 	var sizes []int
-	for _, f := range strings.Split(*sweepSizes, ",") {
+	for _, f := range strings.Split(o.sweep, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
 			sizes = append(sizes, n)
 		}
 	}
-	return mirrorRows(r, rc, *mirrorSpec, *mirrorSteps, sizes)
+	return mirrorRows(r, rc, o.mirror, o.mirrorSteps, sizes)
 }
 
 // synthetic measures every variant on the generated history's pack and
 // prints the table and the targets.
 func synthetic(r *runner, work string, h history, rounds, bigMB int) error {
-	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", h.files, h.commits)
-	r.packPath = filepath.Join(work, fmt.Sprintf("history-%d-%d.pack", h.files, h.commits))
-	if _, err := os.Stat(r.packPath); err != nil {
-		src := filepath.Join(work, "src")
-		os.RemoveAll(src)
-		pack, err := generate(src, h)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(r.packPath, pack, 0o644); err != nil {
-			return err
-		}
-		os.RemoveAll(src)
+	var err error
+	if r.packPath, err = generatedPack(work, h); err != nil {
+		return err
 	}
 	info, err := describePack(r.packPath)
 	if err != nil {
@@ -205,6 +167,27 @@ func synthetic(r *runner, work string, h history, rounds, bigMB int) error {
 	}
 	report(os.Stdout, vs, results, objects, largest, sys, big, bigMB)
 	return nil
+}
+
+// generatedPack returns the path in work of the generated history's
+// pack, which it generates unless an earlier run of the bench left it.
+func generatedPack(work string, h history) (string, error) {
+	fmt.Fprintf(os.Stderr, "generating the pack (%d files, %d commits)…\n", h.files, h.commits)
+	path := filepath.Join(work, fmt.Sprintf("history-%d-%d.pack", h.files, h.commits))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	src := filepath.Join(work, "src")
+	os.RemoveAll(src)
+	pack, err := generate(src, h)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, pack, 0o644); err != nil {
+		return "", err
+	}
+	os.RemoveAll(src)
+	return path, nil
 }
 
 func newBar(n int) *progressbar.ProgressBar {

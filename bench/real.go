@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // realConfig holds the flags of the real-history mode.
@@ -39,104 +38,30 @@ func realVariants() []variant {
 // Every run's repository is removed after it (a history of 160,000 loose
 // objects, kept for every run, would not fit the scratch filesystem).
 func realHistory(r *runner, c realConfig) error {
-	src, walk, mainSpec := c.repo, []string{"HEAD"}, c.rev
-	var (
-		info    shape // the measured pack, described once
-		objects int
-		err     error
-	)
-	if c.pack != "" {
-		if src, err = packRepo(r.work, c.pack); err != nil {
-			return err
-		}
-		if info, err = describePack(c.pack); err != nil {
-			return err
-		}
-		objects = info.entries
-		walk, mainSpec = []string{"--all"}, "--all"
-	} else if src, err = gitOut(c.repo, "rev-parse", "--absolute-git-dir"); err != nil {
-		return err
-	}
-	if mainSpec == "" {
-		mainSpec = "160000"
-	}
-	from, to, ok := strings.Cut(c.fetch, "..")
-	if !ok {
-		to = mainSpec
-		if n, isN := isCount(mainSpec); isN {
-			from = fmt.Sprint(max(n-3000, 1))
-		} else if mainSpec == "--all" {
-			from = fmt.Sprint(max(objects-3000, 1))
-		} else {
-			from = mainSpec + "~100"
-		}
-	}
-	var points []string
-	for _, p := range strings.Split(c.scale, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			points = append(points, p)
-		}
-	}
-	fmt.Fprintf(os.Stderr, "selecting the history (%s, %s..%s, %s) in %s…\n", mainSpec, from, to, c.scale, src)
-	sels, err := selectSpecs(src, walk, append([]string{mainSpec, from, to}, points...))
+	h, err := selectHistory(r, c)
 	if err != nil {
 		return err
 	}
-	mainSel, fromSel, toSel := sels[0], sels[1], sels[2]
-	mainPack := c.pack
-	if mainPack == "" {
-		if len(mainSel.revs) == 0 {
-			return fmt.Errorf("the history of %s has fewer than %s", src, mainSel.label)
-		}
-		if mainPack, err = packFor(src, r.work, mainSel); err != nil {
-			return err
-		}
-		if info, err = describePack(mainPack); err != nil {
-			return err
-		}
-		objects = info.entries
-	}
-	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", src, mainSel.label, info)
-
+	fmt.Printf("\n## real history: %s (%s)\n\npack: %s\n", h.src, h.main.label, h.info)
 	t := &targets{}
 	var st map[string]stats // the main rows, the revs shape's
-	r.packPath = mainPack
+	r.packPath = h.pack
 	if c.main {
-		vs := pick(realVariants(), c.rows)
-		res, err := rotate(r, vs, c.rounds, objects, true)
-		if err != nil {
+		if st, err = mainRows(r, c, h.info.entries, t); err != nil {
 			return err
 		}
-		st = map[string]stats{}
-		for _, v := range vs {
-			st[v.name] = summarize(res[v.name])
-		}
-		fmt.Printf("\n%d objects; %d rounds, order rotated every round; runs removed after each\n\n", objects, c.rounds)
-		table(os.Stdout, vs, st)
-		t.explode(st)
 	}
-
-	var clone *transfers // of the main selection: the revs shape's
-	switch {
-	case !c.main || !c.rows["clone"] && !c.rows["fetch"] && !c.rows["partial"]:
-	case len(fromSel.revs) == 0 || len(toSel.revs) == 0:
-		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", from, to)
-	default:
-		tr, err := cloneFetch(r, c, src, fromSel, toSel, t)
-		if err != nil {
-			return err
-		}
-		if c.rows["clone"] && toSel.label == mainSel.label {
-			clone = &tr
-		}
+	clone, err := cloneRows(r, c, h, t)
+	if err != nil {
+		return err
 	}
 	if c.shapes != "" {
-		if err := measureShapes(r, c, src, mainSel, st, clone, t); err != nil {
+		if err := measureShapes(r, c, h.src, h.main, st, clone, t); err != nil {
 			return err
 		}
 	}
 	if c.full != "" {
-		if err := fullClone(r, c, src, t); err != nil {
+		if err := fullClone(r, c, h.src, t); err != nil {
 			return err
 		}
 	}
@@ -147,8 +72,8 @@ func realHistory(r *runner, c realConfig) error {
 		}
 		t.tiny(ours, git, traced)
 	}
-	if len(points) > 0 {
-		pts, err := scaling(r, src, sels[3:], c.rounds)
+	if len(h.points) > 0 {
+		pts, err := scaling(r, h.src, h.points, c.rounds)
 		if err != nil {
 			return err
 		}
@@ -158,6 +83,43 @@ func realHistory(r *runner, c realConfig) error {
 	}
 	t.print(os.Stdout)
 	return nil
+}
+
+// mainRows measures the rows of realVariants that c.rows chooses on the
+// pack of r, which holds objects, prints their table and checks their
+// targets.
+func mainRows(r *runner, c realConfig, objects int, t *targets) (map[string]stats, error) {
+	vs := pick(realVariants(), c.rows)
+	st, err := measureRows(r, vs, c.rounds, objects)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("\n%d objects; %d rounds, order rotated every round; runs removed after each\n\n", objects, c.rounds)
+	table(os.Stdout, vs, st)
+	t.explode(st)
+	return st, nil
+}
+
+// cloneRows measures the clone, the fetch and the partial clone that
+// c.rows chooses, unless the fetch's ends lie beyond the history, and
+// returns the clone's samples where it is of the main selection (the revs
+// shape's clone), else nil.
+func cloneRows(r *runner, c realConfig, h *realPacks, t *targets) (*transfers, error) {
+	switch {
+	case !c.main || !c.rows["clone"] && !c.rows["fetch"] && !c.rows["partial"]:
+		return nil, nil
+	case len(h.from.revs) == 0 || len(h.to.revs) == 0:
+		fmt.Fprintf(os.Stderr, "no clone and fetch: %s..%s is beyond the history\n", h.fromSpec, h.toSpec)
+		return nil, nil
+	}
+	tr, err := cloneFetch(r, c, h.src, h.from, h.to, t)
+	if err != nil {
+		return nil, err
+	}
+	if c.rows["clone"] && h.to.label == h.main.label {
+		return &tr, nil
+	}
+	return nil, nil
 }
 
 // cloneFetch measures the mirror clone of to, the fetch from a mirror of

@@ -38,59 +38,91 @@ func repairRows(r *runner, c realConfig, rev string) error {
 	if err != nil {
 		return err
 	}
-	up := filepath.Join(dir, "up.git")
-	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + tip}}); err != nil {
-		return err
-	}
-	if err := run(up, nil, "git", "config", "uploadpack.allowFilter", "true"); err != nil {
-		return err
-	}
-	d, err := startLoggedDaemon(dir, "")
+	d, err := repairUpstream(c.repo, dir, tip)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	url := d.url("up.git")
-	env := append(os.Environ(), "PATH="+filepath.Dir(c.helper)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	one := filepath.Join(dir, "one")
-	if err := durableMirror(env, url, filepath.Join(one, "m.git"), ""); err != nil {
+	b := &repairBench{helper: c.helper, url: d.url("up.git"), dir: dir, one: filepath.Join(dir, "one"), ten: filepath.Join(dir, "ten")}
+	b.env = append(os.Environ(), "PATH="+filepath.Dir(c.helper)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := durableMirror(b.env, b.url, filepath.Join(b.one, "m.git"), ""); err != nil {
 		return err
 	}
-	ten := filepath.Join(dir, "ten")
-	if err := durableMirror(env, url, filepath.Join(ten, "m.git"), older); err != nil {
+	if err := durableMirror(b.env, b.url, filepath.Join(b.ten, "m.git"), older); err != nil {
 		return err
 	}
 	fmt.Printf("\nrepair rows: a mirror of %s (%s) served by git daemon, %d rounds, medians\n", rev, tip[:12], c.rounds)
-	var reclone, fsck, verify, repairOne, repairTen []float64
+	var t repairTimes
 	for i := 0; i < c.rounds; i++ {
-		syncAll()
-		t, err := wall(exec.Command("git", "clone", "-q", "--mirror", url, filepath.Join(dir, fmt.Sprintf("plain%d.git", i))))
-		if err != nil {
+		if err := b.round(i, &t); err != nil {
 			return err
 		}
-		os.RemoveAll(filepath.Join(dir, fmt.Sprintf("plain%d.git", i)))
-		reclone = append(reclone, t.Seconds())
-		cmd := exec.Command("git", "fsck", "--full", "--no-dangling")
-		cmd.Dir = filepath.Join(one, "m.git")
-		if t, err = wall(cmd); err != nil {
-			return err
-		}
-		fsck = append(fsck, t.Seconds())
-		v, fixed, err := damagedRun(env, c.helper, one, dir, flipBlob)
-		if err != nil {
-			return err
-		}
-		verify, repairOne = append(verify, v-fixed), append(repairOne, fixed)
-		if _, fixed, err = damagedRun(env, c.helper, ten, dir, cutNewest); err != nil {
-			return err
-		}
-		repairTen = append(repairTen, fixed)
 	}
-	rc := median(reclone)
+	rc := median(t.reclone)
 	fmt.Printf("  git clone --mirror (a reclone)                   %7.2f s\n", rc)
-	fmt.Printf("  --verify of the sound mirror / git fsck --full   %7.2f s / %.2f s = %.2fx\n", median(verify), median(fsck), median(verify)/median(fsck))
-	fmt.Printf("  repair of one damaged packed blob                %7.2f s = %.1f%% of a reclone\n", median(repairOne), 100*median(repairOne)/rc)
-	fmt.Printf("  repair of a %d-object pack cut to a tenth     %7.2f s = %.1f%% of a reclone\n", n, median(repairTen), 100*median(repairTen)/rc)
+	fmt.Printf("  --verify of the sound mirror / git fsck --full   %7.2f s / %.2f s = %.2fx\n", median(t.verify), median(t.fsck), median(t.verify)/median(t.fsck))
+	fmt.Printf("  repair of one damaged packed blob                %7.2f s = %.1f%% of a reclone\n", median(t.repairOne), 100*median(t.repairOne)/rc)
+	fmt.Printf("  repair of a %d-object pack cut to a tenth     %7.2f s = %.1f%% of a reclone\n", n, median(t.repairTen), 100*median(t.repairTen)/rc)
+	return nil
+}
+
+// repairUpstream makes the upstream dir/up.git at tip, which serves
+// filtered fetches, and starts git daemon on dir.
+func repairUpstream(repo, dir, tip string) (*daemon, error) {
+	up := filepath.Join(dir, "up.git")
+	if err := makeUpstream(repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + tip}}); err != nil {
+		return nil, err
+	}
+	if err := run(up, nil, "git", "config", "uploadpack.allowFilter", "true"); err != nil {
+		return nil, err
+	}
+	return startLoggedDaemon(dir, "")
+}
+
+// repairBench is what the rounds of the repair rows share: the helper and
+// the environment it runs in, the upstream's URL, the scratch directory,
+// and the two mirrors whose damaged copies are repaired (one as cloned,
+// ten with the tip's last 10,000 or so objects in a pack of their own).
+type repairBench struct {
+	env      []string
+	helper   string
+	url, dir string
+	one, ten string
+}
+
+// repairTimes are the seconds that the runs of the repair rows took, a
+// run a round.
+type repairTimes struct {
+	reclone, fsck, verify, repairOne, repairTen []float64
+}
+
+// round measures the round i of the repair rows: a reclone, git fsck
+// --full of the sound mirror, and --verify of a copy of each mirror
+// damaged (a blob's byte flipped, the newer pack cut to a tenth).
+func (b *repairBench) round(i int, t *repairTimes) error {
+	syncAll()
+	plain := filepath.Join(b.dir, fmt.Sprintf("plain%d.git", i))
+	d, err := wall(exec.Command("git", "clone", "-q", "--mirror", b.url, plain))
+	if err != nil {
+		return err
+	}
+	os.RemoveAll(plain)
+	t.reclone = append(t.reclone, d.Seconds())
+	cmd := exec.Command("git", "fsck", "--full", "--no-dangling")
+	cmd.Dir = filepath.Join(b.one, "m.git")
+	if d, err = wall(cmd); err != nil {
+		return err
+	}
+	t.fsck = append(t.fsck, d.Seconds())
+	v, fixed, err := damagedRun(b.env, b.helper, b.one, b.dir, flipBlob)
+	if err != nil {
+		return err
+	}
+	t.verify, t.repairOne = append(t.verify, v-fixed), append(t.repairOne, fixed)
+	if _, fixed, err = damagedRun(b.env, b.helper, b.ten, b.dir, cutNewest); err != nil {
+		return err
+	}
+	t.repairTen = append(t.repairTen, fixed)
 	return nil
 }
 
@@ -169,81 +201,3 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 
 // repairTook finds how long the repair took in the runner's line.
 var repairTook = regexp.MustCompile(`the repair took ([0-9.]+)s`)
-
-// flipBlob flips a byte in the entry of a blob of the oldest pack of the
-// mirror dir.
-func flipBlob(dir string) error {
-	packs, err := packsByAge(dir)
-	if err != nil {
-		return err
-	}
-	idx := strings.TrimSuffix(packs[0], ".pack") + ".idx"
-	cmd := exec.Command("git", "show-index")
-	f, err := os.Open(idx)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cmd.Stdin = f
-	lines, err := cmd.Output()
-	if err != nil {
-		return err
-	}
-	for _, l := range strings.Split(string(lines), "\n") {
-		fs := strings.Fields(l)
-		if len(fs) < 2 {
-			continue
-		}
-		if t, _ := gitOut(dir, "cat-file", "-t", fs[1]); strings.TrimSpace(t) == "blob" {
-			off, _ := strconv.ParseInt(fs[0], 10, 64)
-			return flipAt(packs[0], off+4)
-		}
-	}
-	return fmt.Errorf("no blob in %s", packs[0])
-}
-
-// cutNewest cuts the newest pack of the mirror dir to a tenth.
-func cutNewest(dir string) error {
-	packs, err := packsByAge(dir)
-	if err != nil {
-		return err
-	}
-	p := packs[len(packs)-1]
-	st, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	os.Chmod(p, 0o644)
-	return os.Truncate(p, st.Size()/10)
-}
-
-// packsByAge lists the packs of the mirror dir, the oldest first.
-func packsByAge(dir string) ([]string, error) {
-	packs, err := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
-	if err != nil || len(packs) == 0 {
-		return nil, fmt.Errorf("no pack in %s: %v", dir, err)
-	}
-	sort.Slice(packs, func(i, j int) bool {
-		a, _ := os.Stat(packs[i])
-		b, _ := os.Stat(packs[j])
-		return a.ModTime().Before(b.ModTime())
-	})
-	return packs, nil
-}
-
-// flipAt flips the byte at off of the file path.
-func flipAt(path string, off int64) error {
-	os.Chmod(path, 0o644)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	b := []byte{0}
-	if _, err := f.ReadAt(b, off); err != nil {
-		return err
-	}
-	b[0] ^= 0x40
-	_, err = f.WriteAt(b, off)
-	return err
-}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -62,34 +60,6 @@ func parseWork(text string) work {
 		}
 	}
 	return sum
-}
-
-// runner holds what every run shares.
-type runner struct {
-	work     string // scratch directory on the disk under test
-	runs     string // where the runs' repositories go ("" = work)
-	force    bool   // set GIT_DURABLE_FORCE_BATCH for ours
-	shm      string // scratch directory on tmpfs
-	bin      string // our binary
-	self     string // this program, for the floor
-	packPath string
-	sizes    string // sizes file for the floor
-	n        int    // runs so far, for unique names
-	last     string // the repository of the last run
-}
-
-// repoFor makes a fresh empty bare repository for one run.
-func (r *runner) repoFor(v variant) (string, error) {
-	r.n++
-	parent := r.work
-	if r.runs != "" {
-		parent = r.runs
-	}
-	if v.tmpfs {
-		parent = r.shm
-	}
-	dir := filepath.Join(parent, fmt.Sprintf("run%04d", r.n))
-	return dir, run(parent, nil, "git", "init", "-q", "--bare", dir)
 }
 
 // configParams renders git -c values as GIT_CONFIG_PARAMETERS.
@@ -152,96 +122,10 @@ func (r *runner) measure(v variant) (sample, error) {
 	return s, nil
 }
 
-// timed runs cmd and returns its wall and CPU time, its peak RSS and the
-// fsync counters it wrote as trace2 events.
-func (r *runner) timed(cmd *exec.Cmd) (sample, error) {
-	var s sample
-	trace := filepath.Join(r.work, "trace2.json")
-	os.Remove(trace)
-	rssFile := measureRSS(cmd, r.work)
-	cmd.Env = append(cmd.Env, "GIT_TRACE2_EVENT="+trace)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	s.wall = time.Since(start)
-	if err != nil {
-		return s, fmt.Errorf("%v\n%s", err, stderr.String())
-	}
-	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	s.rssKB = maxRSSKB(cmd.ProcessState)
-	if rssFile != "" {
-		b, _ := os.ReadFile(rssFile)
-		s.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	}
-	s.writeouts, s.flushes = counters(trace)
-	s.work = parseWork(stderr.String())
-	return s, nil
-}
-
-// counters reads git's trace2 fsync counters (both the counter events of
-// newer git and ours, and the data events of git 2.36–2.41).
-func counters(path string) (writeouts, flushes int64) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var ev struct {
-			Category, Name, Key string
-			Count               int64
-			Value               any
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Category != "fsync" {
-			continue
-		}
-		n := ev.Count
-		if s, ok := ev.Value.(string); ok {
-			n, _ = strconv.ParseInt(s, 10, 64)
-		}
-		switch {
-		case ev.Name == "writeout-only" || ev.Key == "fsync/writeout-only":
-			writeouts += n
-		case ev.Name == "hardware-flush" || ev.Key == "fsync/hardware-flush":
-			flushes += n
-		}
-	}
-	return writeouts, flushes
-}
-
 // countLoose counts the loose objects under objects/.
 func countLoose(dir string) int {
 	n, _ := eachLoose(dir, func(string, os.DirEntry) error { return nil })
 	return n
-}
-
-// measureRSS runs cmd under /usr/bin/time, which writes the command's
-// peak RSS (KiB) to the returned file. The rusage this program gets for
-// its own child is useless: Go starts children with vfork, and the peak
-// of the parent's memory carries over the exec into ru_maxrss. Without
-// /usr/bin/time it returns "" and the figure is that inflated one.
-func measureRSS(cmd *exec.Cmd, dir string) string {
-	if _, err := os.Stat("/usr/bin/time"); err != nil {
-		return ""
-	}
-	out := filepath.Join(dir, "rss.txt")
-	os.Remove(out)
-	cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", out}, cmd.Args...)
-	cmd.Path = "/usr/bin/time"
-	return out
-}
-
-// cleanup removes the repositories of every run.
-func (r *runner) cleanup() {
-	for _, parent := range []string{r.work, r.runs, r.shm} {
-		runs, _ := filepath.Glob(filepath.Join(parent, "run[0-9]*"))
-		for _, d := range runs {
-			os.RemoveAll(d)
-		}
-	}
 }
 
 // rotate runs every variant once a round, the order rotated every round,
@@ -270,4 +154,18 @@ func rotate(r *runner, vs []variant, rounds, objects int, removeEach bool) (map[
 	}
 	bar.Finish()
 	return res, nil
+}
+
+// measureRows runs the variants vs as rotate does, each run's repository
+// removed after it, and summarizes each one's samples.
+func measureRows(r *runner, vs []variant, rounds, objects int) (map[string]stats, error) {
+	res, err := rotate(r, vs, rounds, objects, true)
+	if err != nil {
+		return nil, err
+	}
+	st := map[string]stats{}
+	for _, v := range vs {
+		st[v.name] = summarize(res[v.name])
+	}
+	return st, nil
 }

@@ -29,21 +29,21 @@ const (
 // holds the rows already measured on the bench's own pack (the revs
 // shape), clone its clone.
 func measureShapes(r *runner, c realConfig, src string, sel selection, revs map[string]stats, clone *transfers, t *targets) error {
-	want := ""
+	b := &shapeBench{r: r, c: c, src: src, sel: sel, revs: revs, clone: clone}
 	for _, ref := range sel.refs {
 		if id, ok := strings.CutPrefix(ref, "refs/heads/main "); ok {
-			want = id
+			b.want = id
 		}
 	}
 	base := filepath.Join(r.work, "shapes")
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return err
 	}
-	d, shim, err := serve(base, "", c.helper)
-	if err != nil {
+	var err error
+	if b.d, b.shim, err = serve(base, "", c.helper); err != nil {
 		return err
 	}
-	defer d.stop()
+	defer b.d.stop()
 	chosen := map[string]bool{}
 	for _, n := range strings.Split(c.shapes, ",") {
 		chosen[strings.TrimSpace(n)] = true
@@ -53,58 +53,81 @@ func measureShapes(r *runner, c realConfig, src string, sel selection, revs map[
 		if !chosen[s.name] {
 			continue
 		}
-		reuseRows := s.name == "revs" && revs != nil
-		reuseClone := s.name == "revs" && clone != nil
-		dir, packPath := "", r.packPath // the bench's own pack
-		if !reuseRows || !reuseClone && c.rows["clone"] {
-			if dir, packPath, err = ensureUpstream(d, src, r.work, s, sel); err != nil {
-				return err
-			}
-		}
-		info, err := describePack(packPath)
+		res, err := b.measure(s)
 		if err != nil {
 			return err
 		}
-		res := shapeResult{shape: s, info: info, st: map[string]stats{}}
-		vs := pick(shapeVariants(), c.rows)
-		if reuseRows {
-			for _, v := range vs {
-				res.st[v.name] = revs[v.name]
-			}
-		} else {
-			saved := r.packPath
-			r.packPath = packPath
-			samples, err := rotate(r, vs, c.rounds, info.entries, true)
-			r.packPath = saved
-			if err != nil {
-				return err
-			}
-			for _, v := range vs {
-				res.st[v.name] = summarize(samples[v.name])
-			}
-		}
-		tr := transfers{}
-		switch {
-		case reuseClone:
-			tr = *clone
-		case c.rows["clone"]:
-			if tr, err = (&transfer{r: r, shim: shim, wantMain: want}).rounds(d.url(filepath.Base(dir)), c.rounds, "clone"); err != nil {
-				return err
-			}
-		}
-		if len(tr.ours) > 0 {
-			res.st[oursClone], res.st[gitClone] = summarize(tr.ours), summarize(tr.git)
-			res.rss = medianKB(tr.helperKB)
-			vs = append(vs, variant{name: oursClone, base: gitClone}, variant{name: gitClone})
-		}
-		fmt.Printf("\n### shape %s: %s\n\npack: %s\n\n", s.name, s.recipe, info)
-		table(os.Stdout, vs, res.st)
 		results = append(results, res)
 	}
 	if len(results) > 0 {
 		shapeSummary(os.Stdout, results, t)
 	}
 	return nil
+}
+
+// shapeBench is what the shapes of one selection share: the history, the
+// daemon that serves their upstreams and the helper shim beside them, and
+// what the revs shape reuses.
+type shapeBench struct {
+	r     *runner
+	c     realConfig
+	src   string    // the history
+	sel   selection // the selection every shape's upstream holds
+	want  string    // the commit of its main
+	d     *daemon
+	shim  string
+	revs  map[string]stats // the rows measured on the bench's own pack, or nil
+	clone *transfers       // its clone, or nil
+}
+
+// measure measures the shape s, prints its table and returns it.
+func (b *shapeBench) measure(s serverShape) (shapeResult, error) {
+	r, c := b.r, b.c
+	reuseRows := s.name == "revs" && b.revs != nil
+	reuseClone := s.name == "revs" && b.clone != nil
+	dir, packPath := "", r.packPath // the bench's own pack
+	var err error
+	if !reuseRows || !reuseClone && c.rows["clone"] {
+		if dir, packPath, err = ensureUpstream(b.d, b.src, r.work, s, b.sel); err != nil {
+			return shapeResult{}, err
+		}
+	}
+	info, err := describePack(packPath)
+	if err != nil {
+		return shapeResult{}, err
+	}
+	res := shapeResult{shape: s, info: info, st: map[string]stats{}}
+	vs := pick(shapeVariants(), c.rows)
+	if reuseRows {
+		for _, v := range vs {
+			res.st[v.name] = b.revs[v.name]
+		}
+	} else {
+		saved := r.packPath
+		r.packPath = packPath
+		res.st, err = measureRows(r, vs, c.rounds, info.entries)
+		r.packPath = saved
+		if err != nil {
+			return shapeResult{}, err
+		}
+	}
+	tr := transfers{}
+	switch {
+	case reuseClone:
+		tr = *b.clone
+	case c.rows["clone"]:
+		if tr, err = (&transfer{r: r, shim: b.shim, wantMain: b.want}).rounds(b.d.url(filepath.Base(dir)), c.rounds, "clone"); err != nil {
+			return shapeResult{}, err
+		}
+	}
+	if len(tr.ours) > 0 {
+		res.st[oursClone], res.st[gitClone] = summarize(tr.ours), summarize(tr.git)
+		res.rss = medianKB(tr.helperKB)
+		vs = append(vs, variant{name: oursClone, base: gitClone}, variant{name: gitClone})
+	}
+	fmt.Printf("\n### shape %s: %s\n\npack: %s\n\n", s.name, s.recipe, info)
+	table(os.Stdout, vs, res.st)
+	return res, nil
 }
 
 // medianKB is the median of sizes in KiB, in MiB.

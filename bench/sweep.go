@@ -31,22 +31,8 @@ func (m *mirrorBench) sweep(dir, base string, n int) error {
 		return err
 	}
 	defer os.RemoveAll(mirror)
-	pack := exec.Command("git", "pack-objects", "-q", "--revs", "--stdout")
-	pack.Dir, pack.Stdin = m.src, strings.NewReader(tip+"\n^"+base+"\n")
-	unpack := exec.Command("git", "unpack-objects", "-q")
-	unpack.Dir = mirror
-	pr, pw := io.Pipe()
-	pack.Stdout, unpack.Stdin = pw, pr
-	if err := pack.Start(); err != nil {
+	if err := unpackRange(m.src, mirror, base, tip); err != nil {
 		return err
-	}
-	if err := unpack.Start(); err != nil {
-		return err
-	}
-	perr := pack.Wait()
-	pw.Close()
-	if err := unpack.Wait(); err != nil || perr != nil {
-		return fmt.Errorf("unpacking %s..%s: %v %v", base, tip, perr, err)
 	}
 	if err := run(mirror, nil, "git", "update-ref", "refs/heads/main", tip); err != nil {
 		return err
@@ -77,5 +63,29 @@ func (m *mirrorBench) sweep(dir, base string, n int) error {
 	fmt.Printf("  fetch with nothing new, %d loose objects: ours %.3f s in the first session of a boot, %.3f s in a later one; git %.3f s (%.1f× and %.2f× git)\n",
 		loose, median(got["ours, new boot"]), median(got["ours, same boot"]), median(got["git"]),
 		median(got["ours, new boot"])/median(got["git"]), median(got["ours, same boot"])/median(got["git"]))
+	return nil
+}
+
+// unpackRange unpacks the objects of base..tip of the repository src into
+// the repository dir, loose: git pack-objects piped into git
+// unpack-objects.
+func unpackRange(src, dir, base, tip string) error {
+	pack := exec.Command("git", "pack-objects", "-q", "--revs", "--stdout")
+	pack.Dir, pack.Stdin = src, strings.NewReader(tip+"\n^"+base+"\n")
+	unpack := exec.Command("git", "unpack-objects", "-q")
+	unpack.Dir = dir
+	pr, pw := io.Pipe()
+	pack.Stdout, unpack.Stdin = pw, pr
+	if err := pack.Start(); err != nil {
+		return err
+	}
+	if err := unpack.Start(); err != nil {
+		return err
+	}
+	perr := pack.Wait()
+	pw.Close()
+	if err := unpack.Wait(); err != nil || perr != nil {
+		return fmt.Errorf("unpacking %s..%s: %v %v", base, tip, perr, err)
+	}
 	return nil
 }

@@ -4,32 +4,7 @@ package integration
 
 import (
 	"testing"
-
-	"github.com/git-durable/git-durable/internal/blocktest"
 )
-
-// ext4With returns the 32 MB ext4 of the block tests, made with the extra
-// mkfs arguments args and mounted with the options opts.
-func ext4With(opts string, args ...string) blocktest.FS {
-	fsys := blocktest.Ext4(32 << 20)
-	fsys.Mkfs = append(append([]string{}, fsys.Mkfs...), args...)
-	fsys.Options = opts
-	return fsys
-}
-
-// smallPack is a pack of about 330 objects, for the paths that flush the
-// device for every object.
-func smallPack(t *testing.T, env []string) []byte {
-	t.Helper()
-	return packOf(t, env, historyRepo(t, env), "main~700\n", "--revs", "--delta-base-offset")
-}
-
-// fsyncConfig asks for git's fsync method: a full flush of every object.
-var fsyncConfig = []string{"-c", "core.fsync=loose-object", "-c", "core.fsyncMethod=fsync"}
-
-// sampled replays a sample of the flush boundaries before the return (and
-// every one after it), for runs with a flush per object.
-var sampled = blocktest.PointOptions{Subsets: 1, Seed: 3, MaxBoundaries: 60}
 
 // TestBlockReplayFastCommit is the ground truth for ext4 with fast
 // commits. An fsync of a regular file there is a fast commit, and the

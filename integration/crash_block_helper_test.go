@@ -3,10 +3,7 @@
 package integration
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +12,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
-
-// helperFS are the filesystems on which the helper's whole repository must
-// survive a crash: ext4, ext4 with fast commits, and xfs.
-var helperFS = []blocktest.FS{blocktest.Ext4(32 << 20), ext4With("", "-O", "fast_commit"), blocktest.XFS(300 << 20)}
 
 // helperCase is one command of git through the helper, replayed.
 type helperCase struct {
@@ -64,70 +57,6 @@ func recordHelper(t *testing.T, env []string, fsys blocktest.FS, up string, c he
 		ObjectDir: filepath.Join(c.repo, "objects"), Format: object.SHA1, Want: want, Done: "done",
 		Damaged: damaged, Intact: intact, Files: files, Check: fsckAt(env, c.repo),
 		Points: blocktest.PointOptions{Subsets: 2, Seed: 11},
-	}
-}
-
-// repositoryState reads what git and the helper left in gitDir: the ids of
-// its loose objects, its pack files (not a .keep, which git removes), and
-// HEAD, config, packed-refs, shallow and every loose ref, by their paths
-// relative to root (nil for a file that is not there).
-func repositoryState(t *testing.T, root, gitDir string) (loose []string, intact, files map[string][]byte) {
-	t.Helper()
-	intact, files = map[string][]byte{}, map[string][]byte{}
-	rel := func(p string) string {
-		r, err := filepath.Rel(root, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	read := func(into map[string][]byte, p string) {
-		b, err := os.ReadFile(p)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		into[rel(p)] = b
-	}
-	for _, f := range []string{"HEAD", "config", "packed-refs", "shallow"} {
-		read(files, filepath.Join(gitDir, f))
-	}
-	err := filepath.WalkDir(gitDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		in := strings.TrimPrefix(p, gitDir+"/")
-		switch dir := filepath.Base(filepath.Dir(p)); {
-		case strings.HasPrefix(in, "refs/") && !strings.HasSuffix(p, ".lock"):
-			read(files, p)
-		case dir == "pack" && strings.HasPrefix(d.Name(), "pack-") && !strings.HasSuffix(p, ".keep"):
-			read(intact, p)
-		case len(dir) == 2 && strings.HasPrefix(in, "objects/") && !strings.HasPrefix(d.Name(), "tmp_"):
-			loose = append(loose, dir+d.Name())
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return loose, intact, files
-}
-
-// fsckAt returns the check of a durable crash image: git fsck of the
-// repository at repo below the image's root finds nothing.
-func fsckAt(env []string, repo string) func(root string) error {
-	return func(root string) error {
-		cmd := exec.Command("git", "--git-dir="+filepath.Join(root, repo), "fsck", "--strict", "--no-dangling", "--no-progress")
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		for _, line := range strings.Split(string(out), "\n") {
-			if line != "" && !strings.HasPrefix(line, "notice:") && err == nil {
-				err = errors.New("complaints")
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("git fsck: %v: %s", err, out)
-		}
-		return nil
 	}
 }
 

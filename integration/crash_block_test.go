@@ -4,106 +4,11 @@ package integration
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/git-durable/git-durable/internal/blocktest"
-	"github.com/git-durable/git-durable/internal/gittest"
-	"github.com/git-durable/git-durable/object"
 )
-
-// recorded is one run of git-unpack-durable on a recorded filesystem.
-type recorded struct {
-	scenario *blocktest.Scenario
-	stats    map[string]any
-}
-
-// recordUnpack makes fsys on a recorded loop device, creates a bare
-// repository on it and flushes it, runs `git <config…> unpack-durable
-// --stats` with pack on stdin there, puts the mark "done" in the log when
-// it returns, and unmounts. The scenario wants every object of the pack.
-func recordUnpack(t *testing.T, env []string, fsys blocktest.FS, pack []byte, config ...string) recorded {
-	t.Helper()
-	return recordUnpackAs(t, "", env, fsys, pack, config...)
-}
-
-// recordUnpackAs is recordUnpack with the unpack run as the user as asks
-// (asUserEnv; "" runs it as the test's own user).
-func recordUnpackAs(t *testing.T, as string, env []string, fsys blocktest.FS, pack []byte, config ...string) recorded {
-	t.Helper()
-	want := packIDs(t, env, pack)
-	s := blocktest.Start(t, fsys)
-	repo := filepath.Join(s.Root, "repo.git")
-	gittest.Git(t, env, s.Root, "init", "-q", "--bare", "-b", "main", repo)
-	name, args, cmdEnv := "git", append(config, "unpack-durable", "--stats"), env
-	if as != "" {
-		name, args, cmdEnv = asUser(t, as, env, nil, []string{repo}, name, args...)
-	}
-	syncfs(t, s.Root)
-	s.Rec.Mark("start")
-	c := gittest.Exec(t, cmdEnv, repo, pack, name, args...)
-	s.Rec.Mark("done")
-	if c.Code != 0 {
-		t.Fatalf("git-unpack-durable: exit %d\n%s", c.Code, c.Stderr)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	return recorded{
-		scenario: &blocktest.Scenario{
-			FS: fsys, Base: s.Rec.Base(), Log: s.Rec.Log(),
-			ObjectDir: "repo.git/objects", Format: object.SHA1, Want: want, Done: "done",
-			Points: blocktest.PointOptions{Subsets: 3, Seed: 5},
-		},
-		stats: statsLine(t, c.Stderr),
-	}
-}
-
-// replay runs the scenario and logs the verdict and how long it took.
-func replay(t *testing.T, name string, r recorded) *blocktest.Verdict {
-	t.Helper()
-	start := time.Now()
-	v, err := r.scenario.Run()
-	if err != nil {
-		t.Fatalf("%s: replay: %v", name, err)
-	}
-	t.Logf("%s: %d objects, stats %v; replay %v: %s", name, len(r.scenario.Want), r.stats, time.Since(start).Round(time.Millisecond), v)
-	return v
-}
-
-// packIDs returns the ids of the objects in pack, from stock git.
-func packIDs(t *testing.T, env []string, pack []byte) []string {
-	t.Helper()
-	scratch := gittest.Init(t, env, true, "")
-	gittest.GitIn(t, env, scratch, pack, "unpack-objects", "-q")
-	out := gittest.Git(t, env, scratch, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
-	return strings.Fields(out)
-}
-
-// syncfs flushes the filesystem holding dir.
-func syncfs(t *testing.T, dir string) {
-	t.Helper()
-	f, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// blockPack is the pack the block tests unpack: about 1,200 objects of a
-// generated history, OFS deltas resolved into loose objects.
-func blockPack(t *testing.T, env []string) []byte {
-	t.Helper()
-	return packOf(t, env, historyRepo(t, env), "main~600\n", "--revs", "--delta-base-offset")
-}
 
 // blockFS are the journaled filesystems on which batch must be sound.
 var blockFS = []blocktest.FS{blocktest.Ext4(32 << 20), blocktest.XFS(300 << 20)}

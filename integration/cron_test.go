@@ -12,9 +12,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// cronPATH is the PATH cron gives a job (Debian's cron, Vixie cron).
-const cronPATH = "/usr/bin:/bin"
-
 // TestCronMirror follows the README's set-up of a mirror as a user does:
 // make install (a PREFIX that, like /usr/local, is not on cron's PATH),
 // git clone --mirror durable::<url> from the user's shell, then the
@@ -87,16 +84,6 @@ git clone -q --mirror "durable::$UP" "$MIRROR"
 	gittest.Fsck(t, env, mirror)
 }
 
-// envValue returns the "KEY=value" entry of env for key.
-func envValue(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if strings.HasPrefix(env[i], key+"=") {
-			return env[i]
-		}
-	}
-	return key + "="
-}
-
 // TestCronRunnerNoLinks: make install without root and without the links
 // in git's exec-path (PREFIX=~/.local GITEXECDIR=, as the README gives
 // it): the README's cron line updates the mirror under cron's PATH, which
@@ -112,31 +99,4 @@ func TestCronRunnerNoLinks(t *testing.T) {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	cronUpdates(t, filepath.Join(prefix, "bin"))
-}
-
-// cronUpdates runs the README's crontab line with the runner of bin (a
-// directory holding both binaries) as cron runs it — /bin/sh -c, with
-// only cron's PATH, HOME, LOGNAME and SHELL — on a tree with a mirror
-// through durable::, and fails the test unless it updates the mirror and
-// says "ok".
-func cronUpdates(t *testing.T, bin string) {
-	t.Helper()
-	env := gittest.Env(t) // the machine's git only: no built binary on PATH
-	work := t.TempDir()
-	up := newUpstream(t, env, work, "up.git")
-	mirror := filepath.Join(work, "srv", "git", "project.git")
-	clone := append(append([]string{}, env...), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	gittest.Git(t, clone, work, "clone", "-q", "--mirror", "durable::file://"+up, mirror)
-	advance(t, env, up, 1, "")
-	job := filepath.Join(bin, "git-remote-durable") + " --update-mirrors -j 4 " + filepath.Dir(mirror) + " >>$HOME/git-durable.log 2>&1"
-	home := strings.TrimPrefix(envValue(env, "HOME"), "HOME=")
-	c := exec.Command("env", "-i", "PATH="+cronPATH, "HOME="+home, "LOGNAME=root", "SHELL=/bin/sh", "GIT_CONFIG_NOSYSTEM=1", "/bin/sh", "-c", job)
-	out, err := c.CombinedOutput()
-	log, _ := os.ReadFile(filepath.Join(home, "git-durable.log"))
-	if err != nil || !strings.Contains(string(log), mirror+" ok ") {
-		t.Fatalf("the cron job: %v %s\n%s", err, out, log)
-	}
-	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {
-		t.Errorf("after the cron job:\n%s\nupstream:\n%s", a, b)
-	}
 }

@@ -3,9 +3,6 @@
 package integration
 
 import (
-	"encoding/binary"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,22 +94,4 @@ func TestENOSPC(t *testing.T) {
 			gittest.Fsck(t, env, repo)
 		})
 	}
-}
-
-// bigBlobPack returns a pack of one commit holding n incompressible blobs
-// of size bytes each.
-func bigBlobPack(t *testing.T, env []string, n, size int) []byte {
-	t.Helper()
-	dir := gittest.Init(t, env, false, "")
-	rng := rand.New(rand.NewPCG(uint64(n), uint64(size)))
-	buf := make([]byte, size)
-	for i := 0; i < n; i++ {
-		for j := 0; j+8 <= size; j += 8 {
-			binary.LittleEndian.PutUint64(buf[j:], rng.Uint64())
-		}
-		gittest.WriteFile(t, dir, fmt.Sprintf("blob%02d.bin", i), string(buf))
-	}
-	gittest.Git(t, env, dir, "add", ".")
-	gittest.Git(t, env, dir, "commit", "-q", "-m", "big blobs")
-	return packOf(t, env, dir, "HEAD\n", "--revs")
 }

@@ -10,21 +10,6 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// hostile is a pack built to fail (or to succeed against the odds).
-type hostile struct {
-	name  string
-	pack  []byte
-	args  []string
-	setup func(t *testing.T, env []string, repo string)
-	// ours, when set, is our last line where we deliberately differ.
-	ours string
-}
-
-func blobID(data string) object.ID {
-	id, _ := object.SHA1.Sum(object.Blob, []byte(data))
-	return id
-}
-
 // hostilePacks builds packs modelled on git's t5303, t5308, t5309 and more.
 func hostilePacks() []hostile {
 	var out []hostile

@@ -62,20 +62,6 @@ func TestUsageAndVersion(t *testing.T) {
 	}
 }
 
-// makeInstall runs make install from the checkout into prefix, without
-// the links into git's exec-path, with the binaries built in bin and the
-// extra make arguments; it returns make's output and error.
-func makeInstall(t *testing.T, prefix, bin string, extra ...string) (string, error) {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("make", append([]string{"-s", "-C", root, "install", "PREFIX=" + prefix, "GITEXECDIR=", "BIN=" + bin}, extra...)...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
 // TestManPages installs with make install and reads both pages as git
 // shows them: git help unpack-durable, git unpack-durable --help (which
 // git turns into the same), git help remote-durable.

@@ -79,16 +79,6 @@ func TestGoInstall(t *testing.T) {
 	}
 }
 
-// goEnv is `go env name`.
-func goEnv(t *testing.T, name string) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", name).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // moduleProxy writes a file module proxy (GOPROXY=file://…) that serves
 // the files git knows of in root (committed or not, ignored ones left
 // out) as version v of the module, and returns its directory.

@@ -83,10 +83,7 @@ type result struct {
 }
 
 // lastLine returns the last line of stderr.
-func (r result) lastLine() string {
-	lines := strings.Split(strings.TrimRight(string(r.Stderr), "\n"), "\n")
-	return lines[len(lines)-1]
-}
+func (r result) lastLine() string { return lastLine(string(r.Stderr)) }
 
 // unpackInto runs `git <cmd> args…` with pack on stdin in repo.
 func unpackInto(t testing.TB, env []string, repo, cmd string, pack []byte, args ...string) result {
@@ -193,3 +190,67 @@ func lineWith(s, prefix string) string {
 	}
 	return ""
 }
+
+// lastLine returns the last line of s, a command's output.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// readFile returns the content of the file path, or fails the test.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// contains reports whether s is in list.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sealedHTTP is env without any proxy variable of the machine's.
+func sealedHTTP(t *testing.T, extra ...string) []string {
+	t.Helper()
+	var out []string
+	for _, kv := range env(t) {
+		if k, _, _ := strings.Cut(kv, "="); !strings.Contains(strings.ToLower(k), "proxy") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
+// fetchInto runs `git fetch` (tags followed) of url into a new repository
+// at dir, through the helper when durable.
+func fetchInto(t *testing.T, env []string, dir, url string, durable bool, follow string) *gittest.Cmd {
+	t.Helper()
+	gittest.Git(t, env, "", "init", "-q", "-b", "main", dir)
+	if durable {
+		url = "durable::" + url
+	}
+	gittest.Git(t, env, dir, "remote", "add", "origin", url)
+	args := []string{"fetch", "origin"}
+	if follow != "" {
+		args = append([]string{"-c", "http.followRedirects=" + follow}, args...)
+	}
+	return gittest.Exec(t, env, dir, nil, "git", args...)
+}
+
+// hostileSide is one client of a hostile upstream: plain git on git://…,
+// the oracle, or git through git-remote-durable.
+type hostileSide struct {
+	name   string
+	prefix string
+}
+
+// hostileSides are both clients, plain git first.
+var hostileSides = []hostileSide{{"git", ""}, {"durable", "durable::"}}

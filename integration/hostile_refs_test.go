@@ -3,7 +3,6 @@ package integration
 import (
 	"bufio"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,23 +52,6 @@ func TestMillionRefsBoundedMemory(t *testing.T) {
 			listMillion(t, env, tool, base, up.url, n)
 		})
 	}
-}
-
-// withCharset adds "; charset=utf-8" to the Content-Type of next's
-// answers, as some servers do.
-func withCharset(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(charsetWriter{w}, r)
-	})
-}
-
-type charsetWriter struct{ http.ResponseWriter }
-
-func (w charsetWriter) WriteHeader(code int) {
-	if ct := w.Header().Get("Content-Type"); ct != "" {
-		w.Header().Set("Content-Type", ct+"; charset=utf-8")
-	}
-	w.ResponseWriter.WriteHeader(code)
 }
 
 // listMillion lists the n refs of url through the helper alone, as git

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +17,6 @@ func advertiseShallow(ids ...string) func([]string) []string {
 		}
 		return pkts
 	}
-}
-
-// shallowOf returns the sorted lines of a repository's shallow file, ""
-// when there is none.
-func shallowOf(t *testing.T, dir string) string {
-	t.Helper()
-	for _, p := range []string{filepath.Join(dir, ".git/shallow"), filepath.Join(dir, "shallow")} {
-		if b, err := os.ReadFile(p); err == nil {
-			return sortedLines(string(b))
-		}
-	}
-	return ""
 }
 
 // TestHostileShallowLines: an upstream advertises "shallow X" for an X it

@@ -9,27 +9,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// hostileSide is one client of a hostile upstream: plain git on git://…,
-// the oracle, or git through git-remote-durable.
-type hostileSide struct {
-	name   string
-	prefix string
-}
-
-var hostileSides = []hostileSide{{"git", ""}, {"durable", "durable::"}}
-
-// mirrored makes an upstream in a new directory base and a mirror clone of
-// it beside it: the hostile tests' starting point, before the upstream
-// advances and a fake server lies about it.
-func mirrored(t *testing.T, env []string) (base, up, mirror string) {
-	t.Helper()
-	base = t.TempDir()
-	up = newUpstream(t, env, base, "up.git")
-	mirror = filepath.Join(base, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
-	return base, up, mirror
-}
-
 // TestHostileRefNameCannotAnswerForTheHelper: an upstream whose ref name
 // carries "\n\n", "ok" lines and "lock <victim>" would, printed verbatim
 // by list, end the list, answer git's options and then its fetch with a

@@ -16,25 +16,6 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// packFiles returns the files of objects/pack in repo, by extension.
-func packFiles(t *testing.T, repo string) map[string][]string {
-	t.Helper()
-	out := map[string][]string{}
-	names, _ := filepath.Glob(filepath.Join(repo, "objects/pack/*"))
-	for _, n := range names {
-		ext := strings.TrimPrefix(filepath.Ext(n), ".")
-		out[ext] = append(out[ext], n)
-	}
-	return out
-}
-
-// looseCount counts loose objects in repo.
-func looseCount(t *testing.T, repo string) int {
-	t.Helper()
-	n, _ := filepath.Glob(filepath.Join(repo, "objects/??/*"))
-	return len(n)
-}
-
 // TestKeepMatchesIndexPack keeps a large pack and checks it against git:
 // one pack, no loose object, .idx and .rev byte-identical to git
 // index-pack's for the same pack, .keep holding the message, verify-pack
@@ -111,7 +92,7 @@ func TestKeepThinPack(t *testing.T) {
 			}
 			gittest.Git(t, env, repo, "verify-pack", fresh)
 			gittest.Fsck(t, env, repo)
-			idx[i] = strings.Fields(string(gittest.GitIn(t, env, repo, mustRead(t, fresh), "show-index")))
+			idx[i] = strings.Fields(string(gittest.GitIn(t, env, repo, readFile(t, fresh), "show-index")))
 		}
 		ids := func(fields []string) []string {
 			var out []string
@@ -160,24 +141,6 @@ func TestUnpackLimit(t *testing.T) {
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func mustRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestKeepStraceOrder checks the kept pack's I-order on the real system

@@ -5,7 +5,6 @@ package integration
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,27 +218,6 @@ func TestInterruptNotBlamedOnUpstream(t *testing.T) {
 	if left := tempFiles(t, filepath.Join(ours, ".git")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
-}
-
-// bigCommit adds a commit of n incompressible files of size bytes to the
-// bare repository dir.
-func bigCommit(t *testing.T, env []string, dir string, n, size int) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(uint64(n), uint64(size)))
-	buf := make([]byte, size)
-	var tree strings.Builder
-	for i := 0; i < n; i++ {
-		for j := range buf {
-			buf[j] = byte(rng.Uint32())
-		}
-		blob := gittest.GitIn(t, env, dir, buf, "hash-object", "-w", "--stdin")
-		fmt.Fprintf(&tree, "100644 blob %s\t%02d.bin\n", strings.TrimSpace(string(blob)), i)
-	}
-	big := strings.TrimSpace(string(gittest.GitIn(t, env, dir, []byte(tree.String()), "mktree")))
-	root := gittest.Git(t, env, dir, "ls-tree", "main")
-	top := gittest.GitIn(t, env, dir, []byte(root+"040000 tree "+big+"\tbig\n"), "mktree")
-	commit := gittest.GitIn(t, env, dir, nil, "commit-tree", "-p", "main", "-m", "big", strings.TrimSpace(string(top)))
-	gittest.Git(t, env, dir, "update-ref", "refs/heads/main", strings.TrimSpace(string(commit)))
 }
 
 func mount(t *testing.T, args ...string) {

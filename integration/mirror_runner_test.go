@@ -16,33 +16,6 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 )
 
-// runner runs git-remote-durable --update-mirrors with args.
-func runner(t *testing.T, env []string, args ...string) *gittest.Cmd {
-	t.Helper()
-	return gittest.Exec(t, env, "", nil, filepath.Join(binDir, "git-remote-durable"), append([]string{"--update-mirrors"}, args...)...)
-}
-
-// lastSuccess is the series of each mirror's last successful update.
-const lastSuccess = "git_durable_update_last_success_timestamp_seconds"
-
-// series is the start of the sample of the metric name for the mirror dir
-// in the metrics of the run labelled run, up to its value.
-func series(name, run, dir string) string {
-	return name + `{runner="` + run + `",repository="` + dir + `"} `
-}
-
-// runnerLine returns the runner's log line of the repository dir.
-func runnerLine(t *testing.T, c *gittest.Cmd, dir string) string {
-	t.Helper()
-	for _, l := range strings.Split(string(c.Stdout), "\n") {
-		if f := strings.Fields(l); len(f) >= 3 && f[1] == dir {
-			return l
-		}
-	}
-	t.Fatalf("no line for %s:\n%s", dir, c.Stdout)
-	return ""
-}
-
 // TestMirrorRunnerRepairs: what a crash during an update leaves in a
 // mirror that git fails on — a lock file from before the boot, a torn
 // packed-refs, an empty loose ref, a ref whose object is gone — makes

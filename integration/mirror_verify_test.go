@@ -13,50 +13,6 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// verifier runs git-remote-durable --verify with args.
-func verifier(t *testing.T, env []string, args ...string) *gittest.Cmd {
-	t.Helper()
-	return gittest.Exec(t, env, "", nil, filepath.Join(binDir, "git-remote-durable"), append([]string{"--verify"}, args...)...)
-}
-
-// packedBlob returns a blob of the mirror dir's only pack, where its entry
-// starts, and the pack's path.
-func packedBlob(t *testing.T, env []string, dir string) (object.ID, int64, string) {
-	t.Helper()
-	return packedBlobIf(t, env, dir, func(object.ID) bool { return true })
-}
-
-// packedBlobIf is packedBlob for the first blob for which keep is true.
-func packedBlobIf(t *testing.T, env []string, dir string, keep func(object.ID) bool) (object.ID, int64, string) {
-	t.Helper()
-	idxs, _ := filepath.Glob(filepath.Join(dir, "objects/pack/*.idx"))
-	if len(idxs) != 1 {
-		t.Fatalf("packs of %s: %v", dir, idxs)
-	}
-	idx, err := pack.ParseIndex(readFile(t, idxs[0]), object.SHA1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range idx.Count() {
-		if strings.TrimSpace(gittest.Git(t, env, dir, "cat-file", "-t", idx.ID(i).String())) == "blob" && keep(idx.ID(i)) {
-			off, _ := idx.Offset(i)
-			return idx.ID(i), off, strings.TrimSuffix(idxs[0], ".idx") + ".pack"
-		}
-	}
-	t.Fatal("no blob in the pack")
-	return object.ID{}, 0, ""
-}
-
-// flipByte changes the byte at off of the file path.
-func flipByte(t *testing.T, path string, off int64) {
-	t.Helper()
-	b := readFile(t, path)
-	b[off] ^= 0x40
-	if err := os.WriteFile(path, b, 0o444); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestMirrorVerify: --verify reads every object of each mirror as git
 // fsck --full does: a sound mirror is "ok" with what it checked; one with
 // a flipped byte in a packed blob, or a ref whose object is gone (where

@@ -175,13 +175,3 @@ func TestRemoteMirror(t *testing.T) {
 		}
 	})
 }
-
-// sameShallow fails unless both clones record the same shallow boundary.
-func sameShallow(t *testing.T, ours, theirs string) {
-	t.Helper()
-	a, err1 := os.ReadFile(filepath.Join(theirs, ".git/shallow"))
-	b, err2 := os.ReadFile(filepath.Join(ours, ".git/shallow"))
-	if err1 != nil || err2 != nil || sortedLines(string(a)) != sortedLines(string(b)) {
-		t.Fatalf("shallow files differ (%v, %v):\ngit:\n%s\nours:\n%s", err1, err2, a, b)
-	}
-}

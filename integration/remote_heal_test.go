@@ -43,39 +43,6 @@ func (c *fetchCounter) take() int {
 	return n
 }
 
-// thinBases returns the objects of the object directory objects that the
-// thin pack of the upstream's main since old uses as delta bases: what
-// index-pack --fix-thin adds to it.
-func thinBases(t *testing.T, env []string, up, objects, old string) []string {
-	t.Helper()
-	p := gittest.GitIn(t, env, up, []byte("main\n^"+old+"\n"), "pack-objects", "--revs", "--thin", "--stdout")
-	scratch := filepath.Join(t.TempDir(), "scratch.git")
-	gittest.Git(t, env, "", "init", "-q", "--bare", scratch)
-	gittest.WriteFile(t, scratch, "objects/info/alternates", objects+"\n")
-	gittest.GitIn(t, env, scratch, p, "index-pack", "--stdin", "--fix-thin")
-	idx, _ := filepath.Glob(filepath.Join(scratch, "objects/pack/*.idx"))
-	if len(idx) != 1 {
-		t.Fatalf("index-pack left %v", idx)
-	}
-	b, err := os.ReadFile(idx[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := map[string]bool{}
-	for _, l := range strings.Split(gittest.Git(t, env, up, "rev-list", "--objects", "main", "^"+old), "\n") {
-		if len(l) >= 40 {
-			sent[l[:40]] = true
-		}
-	}
-	var bases []string
-	for _, l := range strings.Split(string(gittest.GitIn(t, env, scratch, b, "show-index")), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && !sent[f[1]] {
-			bases = append(bases, f[1])
-		}
-	}
-	return bases
-}
-
 // newHealUpstream makes the upstream of one heal case, served over kind
 // ("file", or "http" through git http-backend) with git asking for
 // protocol version; filter lets its upload-pack filter. fetches counts the

@@ -29,22 +29,6 @@ var hostileCreds = []hostileCase{
 	}},
 }
 
-// fetchInto runs `git fetch` (tags followed) of url into a new repository
-// at dir, through the helper when durable.
-func fetchInto(t *testing.T, env []string, dir, url string, durable bool, follow string) *gittest.Cmd {
-	t.Helper()
-	gittest.Git(t, env, "", "init", "-q", "-b", "main", dir)
-	if durable {
-		url = "durable::" + url
-	}
-	gittest.Git(t, env, dir, "remote", "add", "origin", url)
-	args := []string{"fetch", "origin"}
-	if follow != "" {
-		args = append([]string{"-c", "http.followRedirects=" + follow}, args...)
-	}
-	return gittest.Exec(t, env, dir, nil, "git", args...)
-}
-
 // TestRemoteHostileRedirects fetches from A with credentials for A only
 // (in the URL, from a credential helper, as http.<url>.extraHeader) while A
 // redirects, with http.followRedirects initial (the default), true and

@@ -4,28 +4,14 @@ import (
 	"encoding/pem"
 	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-// sealedHTTP is env without any proxy variable of the machine's.
-func sealedHTTP(t *testing.T, extra ...string) []string {
-	t.Helper()
-	var out []string
-	for _, kv := range env(t) {
-		if k, _, _ := strings.Cut(kv, "="); !strings.Contains(strings.ToLower(k), "proxy") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
 
 // cloneBoth clones url with plain git and through the helper into new
 // directories and returns both runs.
@@ -84,52 +70,6 @@ func TestRemoteHTTPSVerify(t *testing.T) {
 			sameRepo(t, env, dir, filepath.Join(filepath.Dir(dir), "plain"))
 		})
 	}
-}
-
-// forwardProxy is a plain HTTP proxy that records the hosts it was asked
-// for.
-type forwardProxy struct {
-	mu    sync.Mutex
-	hosts []string
-}
-
-func (p *forwardProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !r.URL.IsAbs() {
-		http.Error(w, "not a proxy request", http.StatusBadRequest)
-		return
-	}
-	p.mu.Lock()
-	p.hosts = append(p.hosts, r.URL.Host)
-	p.mu.Unlock()
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	out.Header = r.Header.Clone()
-	out.Header.Del("Proxy-Connection")
-	out.ContentLength = r.ContentLength
-	resp, err := http.DefaultTransport.RoundTrip(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
-}
-
-// used returns how many requests went through the proxy since the last
-// call.
-func (p *forwardProxy) used() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.hosts)
-	p.hosts = nil
-	return n
 }
 
 // TestRemoteHTTPProxy clones through a proxy chosen as git chooses it:

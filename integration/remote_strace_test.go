@@ -1,34 +1,12 @@
 package integration
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-// underStrace returns env with a git-remote-durable first on PATH that
-// runs the real one under strace, writing the trace of straceCalls (every
-// process, file names resolved) to trace. Without strace the test is
-// skipped: .ci/run installs it.
-func underStrace(t *testing.T, env []string) (withStrace []string, trace string) {
-	t.Helper()
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed: ", err)
-	}
-	wrap := t.TempDir()
-	trace = filepath.Join(wrap, "trace")
-	script := "#!/bin/sh\nexec " + strace + " -f -y -qq -e signal=none -e trace=" + straceCalls + " -o " + trace + " " +
-		filepath.Join(binDir, "git-remote-durable") + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(wrap, "git-remote-durable"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return append(env, "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH")), trace
-}
 
 // TestRemoteStraceFetch runs the helper of a git fetch under strace (a
 // git-remote-durable earlier on PATH that execs the real one under strace)

@@ -110,12 +110,3 @@ func TestRemoteHTTPSClientSettings(t *testing.T) {
 		})
 	}
 }
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
@@ -133,3 +135,89 @@ func deltas(t testing.TB, pack []byte, f object.Format) (ofs, ref int) {
 
 // packApply applies a delta to its base.
 func packApply(base, delta []byte) ([]byte, error) { return packpkg.ApplyDelta(nil, base, delta) }
+
+// bigOnce makes bigRepo, historyRepo's repository, once per test run.
+var (
+	bigOnce sync.Once
+	bigRepo string
+)
+
+// historyRepo returns a shared bare repository with a history of more than
+// 5,000 objects (made once per test run).
+func historyRepo(t *testing.T, env []string) string {
+	bigOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "git-durable-history-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gittest.Git(t, env, dir, "init", "-q", "--bare", "-b", "main", dir)
+		gittest.History(t, env, dir, 300, 700)
+		bigRepo = dir
+	})
+	if bigRepo == "" {
+		t.Fatal("no history repository")
+	}
+	return bigRepo
+}
+
+// bigCommit adds a commit of n incompressible files of size bytes to the
+// bare repository dir.
+func bigCommit(t *testing.T, env []string, dir string, n, size int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(size)))
+	buf := make([]byte, size)
+	var tree strings.Builder
+	for i := 0; i < n; i++ {
+		for j := range buf {
+			buf[j] = byte(rng.Uint32())
+		}
+		blob := gittest.GitIn(t, env, dir, buf, "hash-object", "-w", "--stdin")
+		fmt.Fprintf(&tree, "100644 blob %s\t%02d.bin\n", strings.TrimSpace(string(blob)), i)
+	}
+	big := strings.TrimSpace(string(gittest.GitIn(t, env, dir, []byte(tree.String()), "mktree")))
+	root := gittest.Git(t, env, dir, "ls-tree", "main")
+	top := gittest.GitIn(t, env, dir, []byte(root+"040000 tree "+big+"\tbig\n"), "mktree")
+	commit := gittest.GitIn(t, env, dir, nil, "commit-tree", "-p", "main", "-m", "big", strings.TrimSpace(string(top)))
+	gittest.Git(t, env, dir, "update-ref", "refs/heads/main", strings.TrimSpace(string(commit)))
+}
+
+// looseCount counts loose objects in repo.
+func looseCount(t *testing.T, repo string) int {
+	t.Helper()
+	n, _ := filepath.Glob(filepath.Join(repo, "objects/??/*"))
+	return len(n)
+}
+
+// packFiles returns the files of objects/pack in repo, by extension.
+func packFiles(t *testing.T, repo string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	names, _ := filepath.Glob(filepath.Join(repo, "objects/pack/*"))
+	for _, n := range names {
+		ext := strings.TrimPrefix(filepath.Ext(n), ".")
+		out[ext] = append(out[ext], n)
+	}
+	return out
+}
+
+// sameShallow fails unless both clones record the same shallow boundary.
+func sameShallow(t *testing.T, ours, theirs string) {
+	t.Helper()
+	a, err1 := os.ReadFile(filepath.Join(theirs, ".git/shallow"))
+	b, err2 := os.ReadFile(filepath.Join(ours, ".git/shallow"))
+	if err1 != nil || err2 != nil || sortedLines(string(a)) != sortedLines(string(b)) {
+		t.Fatalf("shallow files differ (%v, %v):\ngit:\n%s\nours:\n%s", err1, err2, a, b)
+	}
+}
+
+// shallowOf returns the sorted lines of a repository's shallow file, ""
+// when there is none.
+func shallowOf(t *testing.T, dir string) string {
+	t.Helper()
+	for _, p := range []string{filepath.Join(dir, ".git/shallow"), filepath.Join(dir, "shallow")} {
+		if b, err := os.ReadFile(p); err == nil {
+			return sortedLines(string(b))
+		}
+	}
+	return ""
+}

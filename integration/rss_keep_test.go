@@ -69,7 +69,7 @@ func TestKeepWaitingDeltasBoundMemory(t *testing.T) {
 		if len(ours) != 1 || len(theirs) != 1 {
 			t.Fatalf("indexes: ours %v, git's %v", ours, theirs)
 		}
-		if a, b := mustRead(t, ours[0]), mustRead(t, theirs[0]); len(a) == 0 || !bytes.Equal(a, b) {
+		if a, b := readFile(t, ours[0]), readFile(t, theirs[0]); len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf(".idx differs from git index-pack's (%d and %d bytes)", len(a), len(b))
 		}
 		gittest.Fsck(t, env, repo)

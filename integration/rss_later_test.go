@@ -75,7 +75,7 @@ func TestKeepPutOffDeltasBoundMemory(t *testing.T) {
 		if len(ours) != 1 || len(theirs) != 1 {
 			t.Fatalf("%s: indexes: ours %v, git's %v", tc.name, ours, theirs)
 		}
-		if a, b := mustRead(t, ours[0]), mustRead(t, theirs[0]); len(a) == 0 || !bytes.Equal(a, b) {
+		if a, b := readFile(t, ours[0]), readFile(t, theirs[0]); len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s: .idx differs from git index-pack's (%d and %d bytes)", tc.name, len(a), len(b))
 		}
 		if out := gittest.Git(t, env, repo, "count-objects", "-v"); !strings.Contains(out, fmt.Sprintf("in-pack: %d\n", tc.entries)) {

@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -110,90 +106,4 @@ func TestHostileSizesBoundMemory(t *testing.T) {
 		}
 		gittest.Fsck(t, env, repo)
 	}
-}
-
-type rssRun struct {
-	code   int
-	rss    int64 // bytes
-	stderr string
-}
-
-// rusageSrc is a tiny program that runs a command and writes the peak RSS
-// of that command to a file. The measurement has to come from a small
-// parent: os/exec starts a child with vfork in the parent's address space,
-// and Linux carries that space's high-water mark into the child's
-// ru_maxrss across the exec — measured from this test binary, every run
-// would show the test binary's own peak.
-const rusageSrc = `package main
-
-import (
-	"fmt"
-	"os"
-	"os/exec"
-	"syscall"
-)
-
-func main() {
-	c := exec.Command(os.Args[2], os.Args[3:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	c.Run()
-	if c.ProcessState == nil {
-		os.Exit(255)
-	}
-	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-	os.WriteFile(os.Args[1], []byte(fmt.Sprint(ru.Maxrss)), 0o644)
-	os.Exit(c.ProcessState.ExitCode())
-}
-`
-
-// rusageTool builds the rusage program into dir.
-func rusageTool(t *testing.T, dir string) string {
-	t.Helper()
-	src := filepath.Join(dir, "rusage.go")
-	if err := os.WriteFile(src, []byte(rusageSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "rusage")
-	c := exec.Command("go", "build", "-o", bin, src)
-	c.Dir = dir
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("building the rusage tool: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// peakRSS runs the built git-unpack-durable in repo with pack on stdin,
-// through the rusage tool.
-func peakRSS(t *testing.T, tool string, env []string, repo string, pack []byte, args ...string) rssRun {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "maxrss")
-	c := exec.Command(tool, append([]string{out, filepath.Join(binDir, "git-unpack-durable")}, args...)...)
-	c.Dir, c.Env, c.Stdin = repo, env, bytes.NewReader(pack)
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	err := c.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return rssRun{code: c.ProcessState.ExitCode(), rss: readRSS(t, out, stderr.String()), stderr: stderr.String()}
-}
-
-// readRSS reads the peak RSS in bytes that the rusage tool wrote to path
-// (in KiB); stderr is the measured command's, shown if there is none.
-func readRSS(t *testing.T, path, stderr string) int64 {
-	t.Helper()
-	kib, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no measurement: %v\n%s", err, stderr)
-	}
-	n, err := strconv.ParseInt(string(kib), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n << 10
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return lines[len(lines)-1]
 }

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,6 +132,26 @@ func requireHeader(name, value string, next http.Handler) http.Handler {
 	})
 }
 
+// withCharset adds "; charset=utf-8" to the Content-Type of next's
+// answers, as some servers do.
+func withCharset(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(charsetWriter{w}, r)
+	})
+}
+
+// charsetWriter is withCharset's ResponseWriter.
+type charsetWriter struct{ http.ResponseWriter }
+
+// WriteHeader adds the charset to the Content-Type, then writes the
+// header.
+func (w charsetWriter) WriteHeader(code int) {
+	if ct := w.Header().Get("Content-Type"); ct != "" {
+		w.Header().Set("Content-Type", ct+"; charset=utf-8")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // fakeSSH writes a GIT_SSH_COMMAND that runs the remote command locally,
 // as git's own test suite does, and logs its arguments to <dir>/ssh.log.
 // The remote command replaces the script's process, as ssh is one process
@@ -213,4 +234,50 @@ type upstream struct {
 	dir   string // the bare repository on disk
 	url   string // what follows "durable::"
 	plain string // the same repository for stock git, the oracle ("" to use dir)
+}
+
+// forwardProxy is a plain HTTP proxy that records the hosts it was asked
+// for.
+type forwardProxy struct {
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (p *forwardProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !r.URL.IsAbs() {
+		http.Error(w, "not a proxy request", http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	p.hosts = append(p.hosts, r.URL.Host)
+	p.mu.Unlock()
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = r.Header.Clone()
+	out.Header.Del("Proxy-Connection")
+	out.ContentLength = r.ContentLength
+	resp, err := http.DefaultTransport.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// used returns how many requests went through the proxy since the last
+// call.
+func (p *forwardProxy) used() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.hosts)
+	p.hosts = nil
+	return n
 }

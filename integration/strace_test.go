@@ -2,45 +2,13 @@ package integration
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/crashtest"
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-const straceCalls = "openat,write,close,sync_file_range,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"
-
-// straced runs `git <args>` under strace in repo with pack on stdin and
-// returns the parsed calls.
-func straced(t *testing.T, env []string, repo string, pack []byte, args ...string) []crashtest.Call {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "trace")
-	full := append([]string{"-f", "-y", "-qq", "-e", "signal=none", "-e", "trace=" + straceCalls, "-o", out, "git"}, args...)
-	c := gittest.Exec(t, env, repo, pack, "strace", full...)
-	if c.Code != 0 {
-		t.Fatalf("git %v under strace: exit %d\n%s", args, c.Code, c.Stderr)
-	}
-	return readTrace(t, out)
-}
-
-// readTrace parses an strace output file.
-func readTrace(t *testing.T, path string) []crashtest.Call {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	calls, err := crashtest.ParseStrace(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return calls
-}
 
 // TestStraceBatchOrder runs git-unpack-durable in batch mode under strace on
 // a pack of more than 1,000 objects and checks I-order on the real system

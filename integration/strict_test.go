@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -15,23 +14,6 @@ type strictCase struct {
 	objects func(t *testing.T, env []string, src string) []string // ids to pack
 	args    []string
 	setup   func(t *testing.T, env []string, repo string)
-}
-
-func literally(t *testing.T, env []string, dir, typ, content string) string {
-	t.Helper()
-	return strings.TrimSpace(string(gittest.GitIn(t, env, dir, []byte(content), "hash-object", "-t", typ, "--literally", "-w", "--stdin")))
-}
-
-func treeEntry(mode, name, hexID string) string {
-	var raw bytes.Buffer
-	for i := 0; i < len(hexID); i += 2 {
-		var b byte
-		for _, c := range hexID[i : i+2] {
-			b = b<<4 | byte(strings.IndexRune("0123456789abcdef", c))
-		}
-		raw.WriteByte(b)
-	}
-	return mode + " " + name + "\x00" + raw.String()
 }
 
 func strictCases() []strictCase {

@@ -6,45 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
-
-// fsyncEvents returns the fsync events of a trace2 file as
-// "<event> <key or name>=<value or count>", sorted.
-func fsyncEvents(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		var ev struct {
-			Event, Category, Key, Name string
-			Value                      any
-			Count                      any
-		}
-		if json.Unmarshal([]byte(l), &ev) != nil || ev.Category != "fsync" {
-			continue
-		}
-		if ev.Event == "data" {
-			out = append(out, ev.Event+" "+ev.Key+"="+jsonString(ev.Value))
-		} else {
-			out = append(out, ev.Event+" "+ev.Name+"="+jsonString(ev.Count))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func jsonString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 // TestTrace2FormMatchesGit: the fsync counters are written in the form
 // of the git that runs (git 2.39: data events "fsync/<name>" with the

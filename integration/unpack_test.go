@@ -7,36 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/object"
 )
-
-var (
-	bigOnce sync.Once
-	bigRepo string
-)
-
-// historyRepo returns a shared bare repository with a history of more than
-// 5,000 objects (made once per test run).
-func historyRepo(t *testing.T, env []string) string {
-	bigOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "git-durable-history-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		gittest.Git(t, env, dir, "init", "-q", "--bare", "-b", "main", dir)
-		gittest.History(t, env, dir, 300, 700)
-		bigRepo = dir
-	})
-	if bigRepo == "" {
-		t.Fatal("no history repository")
-	}
-	return bigRepo
-}
 
 // TestMatchesGitOnLargeHistory unpacks a pack of more than 5,000 objects,
 // once with OFS deltas and once with REF deltas, and compares with git.
@@ -68,16 +44,6 @@ func TestMatchesGitOnLargeHistory(t *testing.T) {
 			}
 		})
 	}
-}
-
-// thinPacks makes a history and returns two packs of it: the objects of
-// main~20 (old), and a thin pack of what main adds to it (OFS deltas, and
-// REF_DELTAs whose bases are only in old).
-func thinPacks(t *testing.T, env []string) (old, thin []byte) {
-	t.Helper()
-	src := gittest.Init(t, env, true, "")
-	gittest.History(t, env, src, 40, 60)
-	return packOf(t, env, src, "main~20\n", "--revs"), packOf(t, env, src, "main\n^main~20\n", "--revs", "--thin", "--delta-base-offset")
 }
 
 // TestThinPack unpacks a thin pack whose REF_DELTA bases are only in the

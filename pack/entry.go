@@ -6,6 +6,15 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
+// Entry describes one entry of the stream.
+type Entry struct {
+	Type       object.Type // Commit, Tree, Blob, Tag, OfsDelta or RefDelta
+	Size       int64       // inflated size: of the object, or of the delta
+	Offset     int64       // offset of the entry header in the stream
+	BaseOffset int64       // OfsDelta: offset of the base entry
+	BaseID     object.ID   // RefDelta: id of the base object
+}
+
 // byteReader is what entry headers are read from.
 type byteReader interface {
 	io.Reader

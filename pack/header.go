@@ -9,6 +9,12 @@ import (
 // HeaderSize is the length of the header that starts every pack.
 const HeaderSize = 12
 
+// Header is the start of a pack stream.
+type Header struct {
+	Version uint32
+	Count   uint32 // number of entries the stream declares
+}
+
 // ParseHeader reads the 12 bytes that start a pack: "PACK", the version
 // (2 or 3) and the number of entries, big-endian. A short b or another
 // signature is ErrSignature; another version is a VersionError.

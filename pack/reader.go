@@ -34,21 +34,6 @@ type ReaderOptions struct {
 	CRC32 bool
 }
 
-// Header is the start of a pack stream.
-type Header struct {
-	Version uint32
-	Count   uint32 // number of entries the stream declares
-}
-
-// Entry describes one entry of the stream.
-type Entry struct {
-	Type       object.Type // Commit, Tree, Blob, Tag, OfsDelta or RefDelta
-	Size       int64       // inflated size: of the object, or of the delta
-	Offset     int64       // offset of the entry header in the stream
-	BaseOffset int64       // OfsDelta: offset of the base entry
-	BaseID     object.ID   // RefDelta: id of the base object
-}
-
 // Reader reads a pack stream entry by entry, like archive/tar's Reader:
 // Next advances to the next entry and Read reads its inflated data. Entries
 // need not be read to the end; Next discards the rest. Next returns io.EOF

@@ -3,45 +3,13 @@
 package memfstest
 
 import (
-	"errors"
 	"io/fs"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
 )
-
-// Op is the kind of an event.
-type Op string
-
-// The recorded operations.
-const (
-	OpCreate   Op = "create"
-	OpWrite    Op = "write"
-	OpWriteout Op = "writeout"
-	OpSync     Op = "sync"     // full flush of an open file
-	OpDataSync Op = "datasync" // full flush of an open file's data
-	OpClose    Op = "close"
-	OpRename   Op = "rename"
-	OpMkdir    Op = "mkdir"
-	OpRemove   Op = "remove"
-	OpChmod    Op = "chmod"
-	OpFlush    Op = "flush"    // full flush of a file by name
-	OpFlushDir Op = "flushdir" // full flush of a directory
-)
-
-// Event is one recorded operation.
-type Event struct {
-	Op    Op
-	Path  string // for rename: the old name
-	Path2 string // for rename: the new name
-	Inode int    // the file's inode for create, write, writeout, sync, close, flush
-	Data  []byte // for write: the bytes written
-}
 
 // FS is the in-memory filesystem. Its zero value is not usable; call New.
 type FS struct {
@@ -79,29 +47,6 @@ func New(dirs ...string) *FS {
 }
 
 var _ batch.FS = (*FS)(nil)
-
-// Events returns a copy of the recorded events.
-func (m *FS) Events() []Event {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]Event(nil), m.events...)
-}
-
-// record appends ev unless the fault injector fails it. m.mu must be held.
-func (m *FS) record(ev Event) error {
-	i := m.ops
-	m.ops++
-	if m.Fail != nil {
-		if err := m.Fail(i, ev); err != nil {
-			return err
-		}
-	}
-	if ev.Data != nil {
-		ev.Data = append([]byte(nil), ev.Data...)
-	}
-	m.events = append(m.events, ev)
-	return nil
-}
 
 func pathErr(op, name string, err error) error { return &fs.PathError{Op: op, Path: name, Err: err} }
 
@@ -146,56 +91,6 @@ func (m *FS) Reopen(name string) (batch.File, error) {
 		return nil, pathErr("open", name, fs.ErrNotExist)
 	}
 	return &file{m: m, name: name, ino: ino}, nil
-}
-
-// ReadFile implements batch.FS.
-func (m *FS) ReadFile(name string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ino, ok := m.names[name]
-	if !ok {
-		return nil, pathErr("open", name, fs.ErrNotExist)
-	}
-	return append([]byte(nil), m.inodes[ino].data...), nil
-}
-
-// ReadDir implements batch.FS.
-func (m *FS) ReadDir(name string) ([]string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.dirs[name] {
-		return nil, pathErr("open", name, fs.ErrNotExist)
-	}
-	var out []string
-	prefix := name + string(filepath.Separator)
-	add := func(p string) {
-		if rest, ok := strings.CutPrefix(p, prefix); ok && !strings.ContainsRune(rest, filepath.Separator) {
-			out = append(out, rest)
-		}
-	}
-	for p := range m.names {
-		add(p)
-	}
-	for p := range m.dirs {
-		add(p)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// Stat implements batch.FS.
-func (m *FS) Stat(name string) (fs.FileInfo, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.dirs[name] {
-		return info{name: filepath.Base(name), mode: fs.ModeDir | 0o777}, nil
-	}
-	ino, ok := m.names[name]
-	if !ok {
-		return nil, pathErr("stat", name, fs.ErrNotExist)
-	}
-	n := m.inodes[ino]
-	return info{name: filepath.Base(name), size: int64(len(n.data)), mode: n.mode, mtime: n.mtime}, nil
 }
 
 // Mkdir implements batch.FS.
@@ -310,12 +205,3 @@ func (m *FS) Kind(string) batch.Kind {
 	}
 	return m.FSKind
 }
-
-// ErrInjected is a convenient error for fault injection.
-var ErrInjected = errors.New("memfs: injected fault")
-
-// EIO and ENOSPC are the faults a fault sweep injects.
-var (
-	EIO    error = syscall.EIO
-	ENOSPC error = syscall.ENOSPC
-)

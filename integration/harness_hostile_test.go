@@ -7,10 +7,13 @@ import (
 	"io"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
 )
 
 // hostileDaemon is a git:// server written for the tests: every connection
@@ -305,4 +308,16 @@ func onPack(extra string, atEnd bool) func(string, bool) []pktOut {
 		}
 		return out
 	}
+}
+
+// mirrored makes an upstream in a new directory base and a mirror clone of
+// it beside it: the hostile tests' starting point, before the upstream
+// advances and a fake server lies about it.
+func mirrored(t *testing.T, env []string) (base, up, mirror string) {
+	t.Helper()
+	base = t.TempDir()
+	up = newUpstream(t, env, base, "up.git")
+	mirror = filepath.Join(base, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", up, mirror)
+	return base, up, mirror
 }
