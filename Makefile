@@ -79,7 +79,7 @@ $(BIN)/testreport: internal/testreport/main.go
 # Each fuzz target runs for FUZZTIME. A crasher is written to the package's
 # testdata/fuzz/<target>/ and fails the run: commit it as a regression seed.
 FUZZTIME ?= 20s
-FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/fsck:FuzzTreeLinks ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/remote:FuzzListV2 ./internal/upstream:FuzzCredential
+FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/fsck:FuzzTreeLinks ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/remote:FuzzListV2 ./internal/upstream/transport:FuzzCredential
 
 fuzz:
 	@for t in $(FUZZ); do \
