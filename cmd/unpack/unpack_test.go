@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/proc"
-
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/proc"
 )
 
 func TestUsage(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

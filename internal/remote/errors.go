@@ -12,7 +12,6 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
 	"github.com/git-durable/git-durable/internal/upstream"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

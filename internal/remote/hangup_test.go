@@ -12,7 +12,6 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/proc"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 

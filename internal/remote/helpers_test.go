@@ -11,10 +11,8 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/proc"
-
-	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 
 // sealed is gittest.Sealed (the helper runs git, which reads the

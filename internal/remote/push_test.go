@@ -13,7 +13,6 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/internal/gittest"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport/stream"
 )
 

@@ -13,9 +13,8 @@ import (
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // Options configures Run beyond the process's streams. The zero value is

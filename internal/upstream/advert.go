@@ -11,9 +11,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // RefSink takes the advertised refs one at a time, in the upstream's order,

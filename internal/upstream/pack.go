@@ -10,9 +10,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp/sideband"
 
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // Pack is the answer to a fetch: the pack stream (side-band

@@ -46,12 +46,17 @@ type Options struct {
 
 // Open checks the address git passed the helper (its second argument, or
 // the remote's URL) as git checks a URL before it connects: its syntax,
-// anything ssh or upload-pack could take for an option, and git's
-// protocol policy. Nothing is sent yet.
+// anything ssh or upload-pack could take for an option (the scheme's own
+// check), and git's protocol policy. Nothing is sent yet.
 func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
 	a, err := transport.ParseAddress(addr)
 	if err != nil {
 		return nil, err
+	}
+	if check := schemes[a.Scheme].check; check != nil {
+		if err := check(a, addr); err != nil {
+			return nil, err
+		}
 	}
 	cfg, err := o.Config()
 	if err != nil {

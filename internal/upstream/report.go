@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/git-durable/git-durable/internal/mask"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

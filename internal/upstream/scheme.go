@@ -15,14 +15,18 @@ type scheme struct {
 	// policy is "always" (git's defaults allow http, https, git and ssh)
 	// or "user" (only where the user asked directly; file).
 	policy string
-	dial   func(r *Remote, cfg repo.Config) transport.Dial
+	// check refuses, before anything runs or connects, what the
+	// transport would take for an option, given the address and the
+	// string git gave.
+	check func(a *transport.Address, addr string) error
+	dial  func(r *Remote, cfg repo.Config) transport.Dial
 }
 
 // schemes are the protocols the helper speaks.
 var schemes = map[transport.Scheme]scheme{
-	transport.File:  {policy: "user", dial: dialLocal},
-	transport.SSH:   {policy: "always", dial: dialSSH},
-	transport.Git:   {policy: "always", dial: dialDaemon},
+	transport.File:  {policy: "user", check: stream.CheckLocal, dial: dialLocal},
+	transport.SSH:   {policy: "always", check: stream.CheckSSH, dial: dialSSH},
+	transport.Git:   {policy: "always", check: stream.CheckDaemon, dial: dialDaemon},
 	transport.HTTP:  {policy: "always", dial: dialHTTP},
 	transport.HTTPS: {policy: "always", dial: dialHTTP},
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/git-durable/git-durable/internal/upstream/transport"
-
 	"github.com/git-durable/git-durable/object"
 )
 

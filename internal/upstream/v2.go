@@ -10,9 +10,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // v2 is what a protocol v2 server advertised (gitprotocol-v2): its

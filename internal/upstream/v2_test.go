@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +12,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
-
-	"context"
+	"github.com/git-durable/git-durable/object"
 )
 
 const oid2 = "2222222222222222222222222222222222222222"

@@ -12,9 +12,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
 	"github.com/git-durable/git-durable/internal/mask"
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // fetch asks for the pack over protocol v2: the wants, the haves and

@@ -8,9 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
-	"github.com/git-durable/git-durable/object"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
 )
 
 // lsRefs lists the refs as git's ls-remote and fetch ask for them over v2

@@ -23,19 +23,21 @@ type Address struct {
 	// as messages name it (Anonymize).
 	Safe string
 	// DaemonHost and DaemonPath are what a git:// request names, as git's
-	// connect.c reads them from the address (daemonTarget).
+	// connect.c reads them from the address (stream.CheckDaemon).
 	DaemonHost, DaemonPath string
 }
 
 // ParseAddress parses the address git passes as the helper's second
-// argument (parseEndpoint) and refuses what git refuses of it before
-// anything runs or connects (checkEndpoint).
+// argument (parseEndpoint) and refuses what git refuses of any address
+// before anything runs or connects (checkAuthority, checkEndpoint); what
+// a scheme's transport would take for an option is that transport's own
+// check (package stream).
 func ParseAddress(addr string) (*Address, error) {
 	a, err := parseEndpoint(addr)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEndpoint(addr, a); err != nil {
+	if err := checkEndpoint(addr); err != nil {
 		return nil, err
 	}
 	a.Safe = Anonymize(addr)
@@ -53,10 +55,12 @@ func parseEndpoint(addr string) (*Address, error) {
 	if addr == "" {
 		return nil, errors.New("no URL to fetch from or push to")
 	}
-	if webURL(addr) {
-		// Before net/url decodes it: git's own check, on git's parts.
-		if err := CheckCredentialURL(addr); err != nil {
-			return nil, err
+	if name, _, ok := strings.Cut(addr, "://"); ok {
+		if s, _ := schemeOf(name); s.Web() {
+			// Before net/url decodes it: git's own check, on git's parts.
+			if err := CheckCredentialURL(addr); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := checkAuthority(addr); err != nil {

@@ -219,7 +219,7 @@ func CheckCredentialURL(raw string) error {
 	}
 	parts = append(parts, credentialAttr{"protocol", scheme}, credentialAttr{"host", host}, credentialAttr{"path", path})
 	for _, p := range parts {
-		v := urlDecode(p.value, true)
+		v := URLDecode(p.value, true)
 		if i := strings.IndexAny(v, "\n\r\x00"); i >= 0 {
 			return &CredentialURLError{url: mask.Printable(Anonymize(raw)), component: p.key, char: v[i]}
 		}

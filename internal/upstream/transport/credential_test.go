@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,7 +88,7 @@ func checkCredentialLines(t *testing.T, in []byte, keys ...string) map[string]st
 	}
 	for _, l := range strings.Split(body, "\n") {
 		m := credentialLine.FindStringSubmatch(l)
-		if m == nil || !contains(keys, m[1]) {
+		if m == nil || !slices.Contains(keys, m[1]) {
 			t.Fatalf("the line %q of %q is not one of %v", l, in, keys)
 		}
 		if _, dup := got[m[1]]; dup {
@@ -127,7 +128,7 @@ func FuzzCredential(f *testing.F) {
 	f.Add("http://[::1]:80/r", "/r", "username=u\x00host=v\npassword=p\n")
 	f.Fuzz(func(t *testing.T, addr, moved, answer string) {
 		ep, err := parseEndpoint(addr)
-		if err != nil || checkEndpoint(addr, ep) != nil || !ep.Scheme.Web() {
+		if err != nil || checkEndpoint(addr) != nil || !ep.Scheme.Web() {
 			return
 		}
 		for i, path := range []string{ep.Path, moved} {

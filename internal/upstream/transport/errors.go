@@ -92,12 +92,8 @@ func (l *Log) Add(d Describer) {
 	}
 }
 
-// Describe is git's fatal line for the failure recorded, if any; a nil
-// Log has none.
+// Describe is git's fatal line for the failure recorded, if any.
 func (l *Log) Describe(url string) (string, bool) {
-	if l == nil {
-		return "", false
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.first == nil {

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -21,7 +22,7 @@ func (r *Redactor) Add(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, v := range []string{s, url.PathEscape(s), url.QueryEscape(s), strings.TrimPrefix(url.UserPassword("", s).String(), ":")} {
-		if v != "" && !contains(r.secrets, v) {
+		if v != "" && !slices.Contains(r.secrets, v) {
 			r.secrets = append(r.secrets, v)
 		}
 	}
@@ -35,13 +36,4 @@ func (r *Redactor) Scrub(s string) string {
 		s = strings.ReplaceAll(s, v, "<redacted>")
 	}
 	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -53,10 +53,3 @@ func DefaultPort(name string) string {
 
 // durable is the helper's own URL form: "durable://host/path" is https.
 const durable = "durable://"
-
-// webURL reports whether addr starts as an http(s) URL does.
-func webURL(addr string) bool {
-	name, _, ok := strings.Cut(addr, "://")
-	s, _ := schemeOf(name)
-	return ok && s.Web()
-}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

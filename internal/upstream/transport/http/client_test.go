@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/repo"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

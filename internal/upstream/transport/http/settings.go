@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/repo"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/git-durable/git-durable/internal/repo"
-
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 

@@ -14,7 +14,7 @@ import (
 
 // Daemon returns the git:// transport: a TCP connection to the daemon,
 // then the request line git sends ("git-upload-pack /path\0host=<host>\0",
-// host and path as daemonTarget gave them to the address, "\0version=2\0"
+// host and path as CheckDaemon gave them to the address, "\0version=2\0"
 // after it for protocol v2), then the session over the connection.
 // Cancelling the context closes the connection.
 func Daemon(a *transport.Address) Connector {

@@ -40,7 +40,10 @@ func TestDaemonRequest(t *testing.T) {
 		}
 	}
 	for _, addr := range []string{"git://127.0.0.1:1/a%0ab", "git://127.0.0.1:1/a%0Ab", "git://h"} {
-		_, err := transport.ParseAddress(addr)
+		a, err := transport.ParseAddress(addr)
+		if err == nil {
+			err = CheckDaemon(a, addr)
+		}
 		want := "newline is forbidden in git:// hosts and repo paths"
 		if addr == "git://h" {
 			want = "no path specified; see 'git help pull' for valid url syntax"
@@ -56,6 +59,9 @@ func TestDaemonRequest(t *testing.T) {
 func daemonRequest(t *testing.T, ln net.Listener, addr string, version int) string {
 	t.Helper()
 	ep, err := transport.ParseAddress(addr)
+	if err == nil {
+		err = CheckDaemon(ep, addr)
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
