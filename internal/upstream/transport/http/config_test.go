@@ -8,6 +8,8 @@ import (
 
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/internal/upstream/transport/urlmatch"
 )
 
 // urlmatchConfig is a global config whose http.<url>.<key> entries compete
@@ -94,6 +96,6 @@ func TestHTTPConfigMatchesGit(t *testing.T) {
 
 // testConfig resolves http.* settings of cfg for the URL raw.
 func testConfig(cfg repo.Config, raw string) config {
-	target, ok := parseForm(raw)
+	target, ok := urlmatch.Parse(raw, transport.DefaultPort)
 	return config{cfg: cfg, target: target, ok: ok}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/internal/upstream/transport/urlmatch"
 )
 
 // TestFormOf: the form an address is matched in against http.<url>.*
@@ -28,7 +29,7 @@ func TestFormOf(t *testing.T) {
 		if a.Port != 0 {
 			written += ":" + strconv.Itoa(a.Port)
 		}
-		want, wantOK := parseForm(written + a.Path)
+		want, wantOK := urlmatch.Parse(written+a.Path, transport.DefaultPort)
 		if got, ok := formOf(a); got != want || ok != wantOK {
 			t.Errorf("%s: %+v %v, want %+v %v", addr, got, ok, want, wantOK)
 		}

@@ -1,26 +1,24 @@
-package http
+package urlmatch
 
 import (
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
-// urlForm is a URL in the normalized form git compares for http.<url>.*
+// URL is a URL in the normalized form git compares for http.<url>.*
 // (urlmatch.c url_normalize): scheme and host lower-cased, the scheme's
 // default port dropped, percent escapes of unreserved characters decoded
 // and the others upper-cased, "." and ".." path segments resolved, the
 // path "/" when empty. The password, query and fragment play no part.
-type urlForm struct {
+type URL struct {
 	Scheme, User, Host, Port, Path string
 	HasUser                        bool
 }
 
-// parseForm normalizes s; ok is false when git would not take it for
-// a URL.
-func parseForm(s string) (u urlForm, ok bool) {
+// Parse normalizes s, its port dropped where it is the one defaultPort
+// gives for its scheme; ok is false when git would not take s for a URL.
+func Parse(s string, defaultPort func(scheme string) string) (u URL, ok bool) {
 	i := strings.Index(s, "://")
 	if i <= 0 || !validScheme(s[:i]) {
 		return u, false
@@ -62,7 +60,7 @@ func parseForm(s string) (u urlForm, ok bool) {
 		if err != nil || n <= 0 || n > 65535 || strings.HasPrefix(port, "+") {
 			return u, false
 		}
-		if port = strconv.Itoa(n); port == transport.DefaultPort(u.Scheme) {
+		if port = strconv.Itoa(n); port == defaultPort(u.Scheme) {
 			port = ""
 		}
 	}
@@ -142,26 +140,22 @@ func resolveDots(path string) (string, bool) {
 	return "/" + strings.Join(out, "/"), true
 }
 
-// formOf is the address in the form http.<url>.* keys are matched
-// against, made from its parsed parts: its user but no password,
-// normalized as parseForm normalizes a URL; ok is false where git would
-// match no key.
-func formOf(a *transport.Address) (u urlForm, ok bool) {
-	u = urlForm{Scheme: string(a.Scheme), Host: strings.ToLower(normalizeEscapes(a.Host))}
-	if a.User != "" {
-		u.User, u.HasUser = normalizeEscapes(url.User(a.User).String()), true
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Make is the normalized form of a URL given by its parts, as Parse would
+// make it of the URL they spell: user "" for none, port "" for the
+// scheme's own, path with any query or fragment (left out); ok is false
+// where git would match no key.
+func Make(scheme, user, host, port, path string) (u URL, ok bool) {
+	u = URL{Scheme: scheme, Host: strings.ToLower(normalizeEscapes(host)), Port: port}
+	if user != "" {
+		u.User, u.HasUser = normalizeEscapes(url.User(user).String()), true
 	}
-	if a.Port != 0 && a.Port != a.Scheme.Port() {
-		u.Port = strconv.Itoa(a.Port)
-	}
-	path := a.Path
 	if end := strings.IndexAny(path, "?#"); end >= 0 {
 		path = path[:end]
 	}
 	u.Path, ok = resolveDots(normalizeEscapes(path))
 	return u, ok && u.Host != ""
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
