@@ -44,7 +44,7 @@ type dialect interface {
 func (r *Remote) OpenUpload(sink RefSink) (*Upload, error) {
 	u := &Upload{r: r}
 	t, err := r.session("git-upload-pack", func(in *bufio.Reader) (int, error) {
-		if v2, err := isV2(in); err != nil {
+		if v2, err := transport.IsV2(in); err != nil {
 			return 0, err
 		} else if v2 {
 			a, err := readV2(in)

@@ -21,19 +21,6 @@ type v2 struct {
 	format object.Format
 }
 
-// isV2 reports whether the advertisement that in starts is protocol v2's:
-// its first line is "version 2". Any other is protocol v0's (or v1's), which
-// a server that does not know v2 sends whatever the client asked for. A
-// read that fails is the advertisement's failure.
-func isV2(in *bufio.Reader) (bool, error) {
-	const line = "000eversion 2\n"
-	b, err := in.Peek(len(line))
-	if err != nil && err != io.EOF {
-		return false, err
-	}
-	return string(b) == line, nil
-}
-
 // readV2 reads a capability advertisement: "version 2", then key[=value]
 // lines up to a flush. A server must offer ls-refs and fetch; its
 // object-format, when it names one, must be one git knows.

@@ -42,7 +42,7 @@ func TestReadV2(t *testing.T) {
 	adv := pktsV2("version 2\n", "agent=git/2.39.5\n", "ls-refs=unborn\n", "fetch=shallow wait-for-done filter\n",
 		"server-option\n", "object-format=sha1\n", "object-info\n", "")
 	in := reader(adv)
-	if v2, err := isV2(in); !v2 || err != nil {
+	if v2, err := transport.IsV2(in); !v2 || err != nil {
 		t.Fatalf("isV2: %v %v", v2, err)
 	}
 	a, err := readV2(in)
@@ -52,7 +52,7 @@ func TestReadV2(t *testing.T) {
 	if !a.feature("fetch", "shallow") || !a.feature("fetch", "filter") || !a.feature("ls-refs", "unborn") || a.feature("fetch", "unborn") || a.format != object.SHA1 {
 		t.Errorf("capabilities %q", a.caps.String())
 	}
-	if v2, _ := isV2(reader(string(gittest.Advertisement(oid1 + " HEAD\x00multi_ack\n")))); v2 {
+	if v2, _ := transport.IsV2(reader(string(gittest.Advertisement(oid1 + " HEAD\x00multi_ack\n")))); v2 {
 		t.Error("a v0 advertisement taken for v2")
 	}
 	for _, tc := range []struct{ lines, want string }{

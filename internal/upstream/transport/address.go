@@ -151,13 +151,9 @@ func Anonymize(addr string) string {
 		web := string(HTTPS) + "://"
 		return durable + Anonymize(web + rest)[len(web):]
 	}
-	if i := strings.Index(addr, "://"); i >= 0 {
-		auth := addr[i+3:]
-		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
-			auth = auth[:end]
-		}
+	if scheme, auth, tail, ok := splitURL(addr); ok {
 		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			return addr[:i+3] + addr[i+3+at+1:]
+			return scheme + "://" + auth[at+1:] + tail
 		}
 		return addr
 	}
@@ -168,4 +164,16 @@ func Anonymize(addr string) string {
 		return addr[at+1:] // scp-like user@host:path
 	}
 	return addr
+}
+
+// splitURL splits "scheme://authority…" at its "://" and where the
+// authority ends, at the first '/', '?' or '#' after it; ok is false
+// without a "://".
+func splitURL(addr string) (scheme, authority, tail string, ok bool) {
+	scheme, rest, ok := strings.Cut(addr, "://")
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	return scheme, rest[:end], rest[end:], ok
 }

@@ -28,14 +28,10 @@ func checkAuthority(addr string) error {
 		}
 		return nil
 	}
-	name, rest, _ := strings.Cut(addr, "://")
+	name, auth, _, _ := splitURL(addr)
 	scheme, known := schemeOf(name)
 	if !known || scheme == File {
 		return nil // an unknown scheme is refused as such
-	}
-	auth := rest
-	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
-		auth = rest[:end]
 	}
 	_, hostPort, hasUser := strings.Cut(auth, "@")
 	if !hasUser {

@@ -199,15 +199,10 @@ func (e *CredentialURLError) Warning() string {
 // decoded whole, where git leaves what comes before a ':' in a host or
 // path as it is, so this catches every escape of the URL.
 func CheckCredentialURL(raw string) error {
-	scheme, rest, ok := strings.Cut(raw, "://")
+	scheme, host, path, ok := splitURL(raw)
 	if !ok {
 		return nil
 	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	host, path := rest[:end], rest[end:]
 	var parts []credentialAttr
 	if at := strings.IndexByte(host, '@'); at >= 0 {
 		user, pass, hasPass := strings.Cut(host[:at], ":")

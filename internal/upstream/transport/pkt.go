@@ -90,3 +90,15 @@ func HexDigit(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// IsV2 reports, without taking it, whether the advertisement that in
+// starts is protocol v2's: its first line is "version 2". Any other is
+// v0's (or v1's), which a server sends that does not know v2.
+func IsV2(in *bufio.Reader) (bool, error) {
+	const line = "000eversion 2\n"
+	b, err := in.Peek(len(line))
+	if err != nil && err != io.EOF {
+		return false, err
+	}
+	return string(b) == line, nil
+}

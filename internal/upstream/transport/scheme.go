@@ -22,18 +22,16 @@ const (
 // DaemonPort is git daemon's port.
 const DaemonPort = 9418
 
-// ports are the schemes' default ports.
-var ports = map[Scheme]int{SSH: 22, Git: DaemonPort, HTTP: 80, HTTPS: 443}
+// ports are the schemes the helper speaks, each with its default port
+// (0: none).
+var ports = map[Scheme]int{File: 0, SSH: 22, Git: DaemonPort, HTTP: 80, HTTPS: 443}
 
 // schemeOf is the scheme a URL names, lower-cased, and whether the helper
 // speaks it.
 func schemeOf(name string) (Scheme, bool) {
 	s := Scheme(strings.ToLower(name))
-	switch s {
-	case File, SSH, Git, HTTP, HTTPS:
-		return s, true
-	}
-	return s, false
+	_, ok := ports[s]
+	return s, ok
 }
 
 // Port is the scheme's default port, 0 for none.

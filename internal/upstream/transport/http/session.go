@@ -84,8 +84,11 @@ func (h *session) advertisement() (*bufio.Reader, error) {
 	}
 	h.body = resp.Body
 	in := bufio.NewReaderSize(resp.Body, 64<<10)
+	if v2, _ := transport.IsV2(in); v2 {
+		return in, nil // the capability advertisement's own first line
+	}
 	var buf []byte
-	p, err := peekPkt(in, &buf)
+	p, err := transport.ReadPkt(in, &buf)
 	switch {
 	case err != nil:
 		return nil, err
@@ -105,16 +108,6 @@ func (h *session) advertisement() (*bufio.Reader, error) {
 			return in, nil
 		}
 	}
-}
-
-// peekPkt reads the first pkt-line of r without taking it when it is
-// "version 2": that is the v2 capability advertisement's own first line.
-func peekPkt(r *bufio.Reader, buf *[]byte) ([]byte, error) {
-	const v2 = "000eversion 2\n"
-	if b, err := r.Peek(len(v2)); err == nil && string(b) == v2 {
-		return []byte("version 2\n"), nil
-	}
-	return transport.ReadPkt(r, buf)
 }
 
 // Request POSTs the request. The body is sent from memory with its length,
