@@ -9,6 +9,7 @@ import (
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/internal/upstream/transport/http"
 )
 
 // Remote is the upstream of one session of the helper: where it is, and
@@ -24,7 +25,7 @@ type Remote struct {
 	addr   *transport.Address
 	o      Options
 	dial   transport.Dial // by the address's scheme (schemes)
-	failed *transport.Log // a request the HTTP client failed as curl would
+	failed *http.Log      // a request the HTTP client failed as curl would
 }
 
 // Options is what Open needs from the helper.
@@ -69,7 +70,7 @@ func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
 	if a.Password != "" {
 		fmt.Fprintf(o.Stderr, "warning: the URL '%s' carries a password, which git shows and stores as typed (in FETCH_HEAD, the config and its messages); use a credential helper instead (see 'git help credentials')\n", a.Safe)
 	}
-	r := &Remote{URL: a.Safe, ctx: ctx, addr: a, o: o, failed: &transport.Log{}}
+	r := &Remote{URL: a.Safe, ctx: ctx, addr: a, o: o, failed: &http.Log{}}
 	if r.dial = o.Dial; r.dial == nil {
 		r.dial = schemes[a.Scheme].dial(r, cfg)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 
@@ -74,30 +73,3 @@ var (
 	// ErrNotFound: no repository where the address says.
 	ErrNotFound error = &failure{"repository not found", "repository '%s' not found"}
 )
-
-// Log keeps the first failure a transport recorded as the reason a
-// session fails, whatever becomes of the error on its way up (a decoder
-// may quote a read error as text): a request curl would have failed.
-type Log struct {
-	mu    sync.Mutex
-	first Describer
-}
-
-// Add records d, unless a failure came before.
-func (l *Log) Add(d Describer) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.first == nil {
-		l.first = d
-	}
-}
-
-// Describe is git's fatal line for the failure recorded, if any.
-func (l *Log) Describe(url string) (string, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.first == nil {
-		return "", false
-	}
-	return l.first.Describe(url), true
-}

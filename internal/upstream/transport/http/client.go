@@ -20,7 +20,7 @@ import (
 // http.followRedirects and http.cookieFile; the settings it cannot honour refuse the run
 // (checkUnsupported). headers names the extra headers a redirect to
 // another host must drop; cut records a request failed as curl would.
-func newClient(hc config, scheme transport.Scheme, env proc.Env, red *transport.Redactor, headers []string, cut *transport.Log, warn func(string)) (*nethttp.Client, error) {
+func newClient(hc config, scheme transport.Scheme, env proc.Env, red *transport.Redactor, headers []string, cut *Log, warn func(string)) (*nethttp.Client, error) {
 	lookup := func(k string) (string, bool) { return env.Lookup(k) }
 	if err := checkUnsupported(hc, lookup); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ type Options struct {
 	// Redactor is told of every secret: passwords and header values.
 	Redactor *transport.Redactor
 	// Failed records the first request the client failed as curl would.
-	Failed *transport.Log
+	Failed *Log
 }
 
 // Dial returns the sessions with the upstream at a over smart HTTP. They

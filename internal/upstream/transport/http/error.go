@@ -5,6 +5,7 @@ import (
 	"fmt"
 	nethttp "net/http"
 	"strings"
+	"sync"
 
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
@@ -42,7 +43,7 @@ func initialRequest(req *nethttp.Request) bool {
 // code for: a server whose key is not the pinned one (CURLE 90).
 type curlErrors struct {
 	next nethttp.RoundTripper
-	cut  *transport.Log
+	cut  *Log
 }
 
 func (c curlErrors) RoundTrip(req *nethttp.Request) (*nethttp.Response, error) {
@@ -67,3 +68,30 @@ func (r *refusal) Error() string {
 
 // Describe is the refusal itself: git has no words for it.
 func (r *refusal) Describe(string) string { return r.Error() }
+
+// Log keeps the first request the client failed as curl would have: that
+// failure is why a session fails, whatever becomes of the error on its way
+// up (a decoder may quote a read error as text).
+type Log struct {
+	mu    sync.Mutex
+	first transport.Describer
+}
+
+// Add records d, unless a failure came before.
+func (l *Log) Add(d transport.Describer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.first == nil {
+		l.first = d
+	}
+}
+
+// Describe is git's fatal line for the failure recorded, if any.
+func (l *Log) Describe(url string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.first == nil {
+		return "", false
+	}
+	return l.first.Describe(url), true
+}

@@ -31,7 +31,7 @@ func TestDescribeHTTP(t *testing.T) {
 			t.Errorf("%v:\n got %s\nwant %s", tc.err, got, tc.want)
 		}
 	}
-	var log transport.Log
+	var log Log
 	log.Add(&transferError{code: 28, msg: slow})
 	log.Add(&transferError{code: 90, msg: errPinMismatch.Error()})
 	if got, _ := log.Describe(u); got != "RPC failed; curl 28 "+slow {

@@ -7,8 +7,6 @@ import (
 	nethttp "net/http"
 	"sync"
 	"time"
-
-	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // lowSpeed is http.lowSpeedLimit and http.lowSpeedTime, curl's
@@ -25,7 +23,7 @@ import (
 // is not watched at all.
 type lowSpeed struct {
 	next   nethttp.RoundTripper
-	cut    *transport.Log
+	cut    *Log
 	limit  int64
 	period time.Duration
 	tick   time.Duration // how often the speed is measured

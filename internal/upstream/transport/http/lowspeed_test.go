@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
 // TestMeter drives the meter's clock by hand: a request is too slow once
@@ -115,7 +113,7 @@ func TestLowSpeedRoundTrip(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cut := &transport.Log{}
+	cut := &Log{}
 	rt := &lowSpeed{next: nethttp.DefaultTransport, cut: cut, limit: 1000, period: time.Second, tick: 50 * time.Millisecond}
 	get := func(path string, slowReader bool) (time.Duration, int, error) {
 		start := time.Now()
@@ -172,7 +170,7 @@ func TestLowSpeedRoundTrip(t *testing.T) {
 }
 
 // logged reports whether a failure is in log.
-func logged(log *transport.Log) bool {
+func logged(log *Log) bool {
 	_, ok := log.Describe("u")
 	return ok
 }
