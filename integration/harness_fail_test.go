@@ -127,10 +127,10 @@ func packMiddle(body []byte) int {
 	var offs []int
 	for p := 0; p+4 <= len(body); {
 		n, err := strconv.ParseUint(string(body[p:p+4]), 16, 16)
-		if err != nil || n != 0 && (n < 4 || p+int(n) > len(body)) {
+		if err != nil || n == 3 || n >= 4 && p+int(n) > len(body) {
 			break
 		}
-		if n == 0 {
+		if n < 4 { // a flush, or v2's delim (the pack follows "ready") or response-end
 			p += 4
 			continue
 		}

@@ -186,7 +186,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 			}
 			writePkt(w, o.payload, o.flush)
 		}
-		if flush && w.Flush() != nil {
+		// What upload-pack said goes on before the proxy waits for more:
+		// the NAK that ends a round of acknowledgements has no flush
+		// after it.
+		if (flush || out.Buffered() == 0) && w.Flush() != nil {
 			return
 		}
 	}

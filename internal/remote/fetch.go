@@ -6,11 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -44,15 +42,25 @@ func (h *helper) fetch(cmds []string) error {
 	if err != nil {
 		return err
 	}
-	var haves []object.ID
-	if !h.set.refetch && !noopNegotiation(r.Config) {
-		haves = h.localHaves()
+	algorithm, err := negotiation(r.Config)
+	if err != nil {
+		return err
 	}
-	if h.set.refetch || h.set.deepen() {
-		// Refetching and deepening ask again for tips the repository has.
-		haves = without(haves, wants)
-	} else {
-		wants = without(wants, haves)
+	var haves upstream.Negotiator // none when refetching, as git's noop
+	if !h.set.refetch && algorithm != "noop" {
+		var except map[object.ID]bool
+		if h.set.deepen() {
+			// Deepening asks again for tips the repository has.
+			except = make(map[object.ID]bool, len(wants))
+			for _, id := range wants {
+				except[id] = true
+			}
+		}
+		w := newNegotiator(h.ctx, algorithm, h.advertised, except, func(err error) {
+			fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
+		})
+		defer w.Close()
+		haves = w
 	}
 	reply := ""
 	if len(wants) > 0 {
@@ -72,7 +80,7 @@ func (h *helper) fetch(cmds []string) error {
 
 // fetchPack asks the upstream for wants and receives the pack; tips are
 // what every ref git asked for points at.
-func (h *helper) fetchPack(gitDir string, wants, haves, tips []object.ID) (received, error) {
+func (h *helper) fetchPack(gitDir string, wants []object.ID, haves upstream.Negotiator, tips []object.ID) (received, error) {
 	up := h.up
 	h.up = nil // a v0 session serves one request
 	if up == nil {
@@ -171,76 +179,4 @@ func (h *helper) newPartial() bool {
 	}
 	_, err = os.Lstat(filepath.Join(r.ObjectDir, "info", "alternates"))
 	return errors.Is(err, fs.ErrNotExist)
-}
-
-// without returns ids minus those in drop. git asks only for refs it does
-// not have, but a ref may point at a tip another local ref has.
-func without(ids, drop []object.ID) []object.ID {
-	skip := make(map[object.ID]bool, len(drop))
-	for _, h := range drop {
-		skip[h] = true
-	}
-	var out []object.ID
-	for _, id := range ids {
-		if !skip[id] {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// maxRecent bounds the ancestors of the ref tips sent as haves.
-const maxRecent = 256
-
-// localHaves returns what a fetch tells the upstream the repository has:
-// what its refs point at and the most recent commits reachable from them.
-// The helper negotiates in a single round, so they are all sent at once.
-// Only what refs reach is trusted: objects a killed fetch left behind are
-// never advertised, because their closure is not known to be complete.
-// When git cannot walk the refs (a broken object after a crash), nothing
-// is claimed: the upstream sends everything, and the unpacker repairs what
-// is broken.
-func (h *helper) localHaves() []object.ID {
-	// The walk of the recent commits reads every ref's object (a tag down
-	// to what it tags, each tip commit): where it succeeds, the refs'
-	// values as git for-each-ref lists them, which reads no object, are
-	// sound. rev-list's own order (newest commit date first) stops after
-	// maxRecent commits; --date-order would walk the whole history first.
-	// Both run at once: each is a git process's start.
-	type walk struct {
-		out []byte
-		err error
-	}
-	refc := make(chan walk, 1)
-	go func() {
-		out, err := repo.Git(h.ctx, nil, "for-each-ref", "--format=%(objectname)")
-		refc <- walk{out, err}
-	}()
-	recent, err := repo.Git(h.ctx, nil, "rev-list", "--max-count="+strconv.Itoa(maxRecent), "--all")
-	refs := <-refc
-	var haves []object.ID
-	switch {
-	case err == nil && refs.err == nil:
-		haves = append(hashes(refs.out), hashes(recent)...)
-	case err == nil:
-		haves = hashes(recent)
-	default:
-		// Some commit below a tip may be broken: the tips alone, where
-		// they are sound.
-		tips, terr := repo.Git(h.ctx, nil, "rev-list", "--no-walk", "--all")
-		if terr != nil {
-			fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(terr, h.url))
-			return nil
-		}
-		haves = hashes(tips)
-	}
-	seen := make(map[object.ID]bool, len(haves))
-	out := haves[:0]
-	for _, id := range haves {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

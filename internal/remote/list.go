@@ -38,12 +38,12 @@ func (h *helper) list(forPush bool) error {
 		if h.up != nil {
 			h.up.Close()
 		}
-		lw := &listWriter{w: w, funny: h.funnyRef, formats: h.set.objectFormat}
+		lw := &listWriter{w: w, funny: h.funnyRef, formats: h.set.objectFormat, tips: map[object.ID]bool{}}
 		up, err := h.remote.OpenUpload(lw)
 		if err != nil {
 			return err
 		}
-		h.up = up
+		h.up, h.advertised = up, lw.tips
 		if up != nil {
 			lw.end()
 			h.sweep(up)

@@ -57,7 +57,8 @@ func writeRefs(w *bufio.Writer, adv *upstream.Advertisement, head bool, funny fu
 type listWriter struct {
 	w       *bufio.Writer
 	funny   func(string)
-	noHead  bool // list for-push: no HEAD line
+	tips    map[object.ID]bool // what the refs listed point at, when not nil
+	noHead  bool               // list for-push: no HEAD line
 	started bool
 	// formats: git asked for ":object-format <name>" before the refs
 	// (option object-format); formatDone: it was written.
@@ -109,6 +110,9 @@ func (l *listWriter) Symref(from, to string) {
 // Ref writes one advertised ref.
 func (l *listWriter) Ref(name []byte, id object.ID) error {
 	l.start()
+	if l.tips != nil {
+		l.tips[id] = true
+	}
 	switch {
 	case string(name) == "HEAD":
 		switch {

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -40,11 +41,28 @@ func (h *helper) promisorText(in io.Reader, c repo.Config) (io.Reader, string, e
 	return in, text.String(), nil
 }
 
-// noopNegotiation reports whether git's configuration (git -c included)
-// names the noop negotiator, with which git's fetch sends no haves: git
-// runs its lazy fetches of a partial clone so, and a "have" of a commit
-// whose tree holds a wanted blob would make the upstream leave it out.
-func noopNegotiation(c repo.Config) bool {
+// negotiation is the fetch negotiator git's configuration (git -c
+// included) names, as git reads fetch.negotiationAlgorithm: "consecutive"
+// (git's default), "skipping" (the default under feature.experimental) or
+// "noop", with which git's fetch sends no haves: git runs its lazy
+// fetches of a partial clone so, and a "have" of a commit whose tree
+// holds a wanted blob would make the upstream leave it out.
+func negotiation(c repo.Config) (string, error) {
+	algorithm := "consecutive"
+	if exp, err := c.Bool("feature.experimental", false); err != nil {
+		return "", err
+	} else if exp {
+		algorithm = "skipping"
+	}
 	e, ok := c.Get("fetch.negotiationAlgorithm")
-	return ok && strings.EqualFold(e.Value, "noop")
+	if !ok {
+		return algorithm, nil
+	}
+	switch v := strings.ToLower(e.Value); v {
+	case "skipping", "noop", "consecutive":
+		return v, nil
+	case "default":
+		return algorithm, nil
+	}
+	return "", fmt.Errorf("unknown fetch negotiation algorithm '%s'", e.Value)
 }

@@ -44,9 +44,12 @@ type helper struct {
 	local *repo.Repo        // the repository, once needed
 	store *objstore.Session // its objects, once needed (objects)
 	up    *upstream.Upload  // the upload-pack session list opened
-	rp    *upstream.Receive // the receive-pack session list for-push opened
-	hup   *hangup           // stops the helper when git goes away mid-command
-	began time.Time         // when the session began: the helper's start
+	// advertised is what the refs of the upload-pack's list point at
+	// (tags peeled too): the negotiator's known common tips.
+	advertised map[object.ID]bool
+	rp         *upstream.Receive // the receive-pack session list for-push opened
+	hup        *hangup           // stops the helper when git goes away mid-command
+	began      time.Time         // when the session began: the helper's start
 	// line is the session's line (endSession), what git asked for and
 	// what its batches and the settle did added up as they come.
 	line      SessionStats

@@ -118,53 +118,28 @@ func (p *Pack) Drain() error {
 }
 
 // readHead reads what a protocol v0 answer says before the pack, as git's
-// fetch-pack reads it: when the request deepened, the shallow and
-// unshallow lines up to a flush; then the acknowledgements of the haves,
-// "ACK <id>[ common| ready]" and "NAK", at least one. An answer that ends
-// before a line is errNoPack.
-func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
+// fetch-pack reads it: when withShallow (the request deepened and the
+// lines were not read in a round before), the shallow and unshallow lines
+// up to a flush; then the acknowledgements of the haves, "ACK <id>[
+// common| ready]" and "NAK", at least one. An answer that ends before a
+// line is errNoPack.
+func (p *Pack) readHead(in *bufio.Reader, f object.Format, withShallow bool) error {
+	if _, err := in.Peek(1); err == io.EOF {
+		return errNoPack
+	}
+	if withShallow {
+		var err error
+		if p.Shallow, p.Unshallow, err = readShallowLines(in, f); err != nil {
+			return err
+		}
+	}
 	var buf []byte
-	first := true
-	next := func() ([]byte, error) {
-		pkt, err := transport.ReadPkt(in, &buf)
-		if err == io.EOF && first {
-			return nil, errNoPack
-		}
-		first = false
-		return bytes.TrimSuffix(pkt, []byte("\n")), err
-	}
-	if p.Deepened {
-		for {
-			line, err := next()
-			switch {
-			case err != nil:
-				return err
-			case line == nil:
-			case bytes.HasPrefix(line, []byte("shallow ")):
-				id, ok := parseID(line[len("shallow "):], f)
-				if !ok {
-					return fmt.Errorf("invalid shallow line: %s", mask.Name(string(line)))
-				}
-				p.Shallow = append(p.Shallow, id)
-				continue
-			case bytes.HasPrefix(line, []byte("unshallow ")):
-				id, ok := parseID(line[len("unshallow "):], f)
-				if !ok {
-					return fmt.Errorf("invalid unshallow line: %s", mask.Name(string(line)))
-				}
-				p.Unshallow = append(p.Unshallow, id)
-				continue
-			default:
-				return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
-			}
-			break
-		}
-	}
 	for n := 0; ; n++ {
 		if n > 0 && !ackNext(in) {
 			return nil
 		}
-		line, err := next()
+		pkt, err := transport.ReadPkt(in, &buf)
+		line := bytes.TrimSuffix(pkt, []byte("\n"))
 		switch {
 		case err != nil:
 			return err
@@ -173,6 +148,34 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format) error {
 		case !bytes.Equal(line, []byte("NAK")) && !bytes.HasPrefix(line, []byte("ACK ")):
 			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(string(line)))
 		}
+	}
+}
+
+// readShallowLines reads v0's shallow and unshallow lines up to a flush.
+func readShallowLines(in *bufio.Reader, f object.Format) (shallow, unshallow []object.ID, err error) {
+	var buf []byte
+	for {
+		pkt, err := transport.ReadPkt(in, &buf)
+		line := bytes.TrimSuffix(pkt, []byte("\n"))
+		var list *[]object.ID
+		var hex []byte
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case line == nil:
+			return shallow, unshallow, nil
+		case bytes.HasPrefix(line, []byte("shallow ")):
+			list, hex = &shallow, line[len("shallow "):]
+		case bytes.HasPrefix(line, []byte("unshallow ")):
+			list, hex = &unshallow, line[len("unshallow "):]
+		default:
+			return nil, nil, fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
+		}
+		id, ok := parseID(hex, f)
+		if !ok {
+			return nil, nil, fmt.Errorf("invalid %s line: %s", bytes.Fields(line)[0], mask.Name(string(line)))
+		}
+		*list = append(*list, id)
 	}
 }
 

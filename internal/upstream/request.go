@@ -15,7 +15,9 @@ import (
 
 // FetchRequest is what a fetch asks of upload-pack.
 type FetchRequest struct {
-	Wants, Haves []object.ID
+	Wants []object.ID
+	// Haves gives the haves, round by round; nil sends none.
+	Haves Negotiator
 	// Shallows are the repository's shallow commits.
 	Shallows []object.ID
 	// Depth, when positive, deepens to that many commits (from the

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -33,8 +34,14 @@ func (a *advert) single() bool { return true }
 
 func (a *advert) listRefs(transport.Transport, RefSink) error { return nil }
 
-// fetch sends the wants, all the haves and "done" in one request, and
-// reads the shallow lines and acknowledgements before the pack.
+// fetch negotiates as git's fetch-pack does over v0: the wants, then the
+// haves in rounds, each ended by a flush and answered with
+// acknowledgements up to a NAK, until the upstream is ready, the haves
+// run out or too many go unacknowledged; then "done", and the shallow
+// lines and acknowledgements before the pack are read. Over a stateless
+// connection (HTTP) every request carries the wants and the haves already
+// acknowledged again. An upstream without multi_ack takes every have in
+// one request.
 func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	if req.Filter != "" && !a.caps.Supports(capability.Filter) {
 		// fetch-pack warns twice over v0: once for the capabilities, once
@@ -46,22 +53,65 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
+	g := newNegotiation(req.Haves, !u.t.Persistent())
+	// no-done, as fetch-pack asks it over a stateless connection: the
+	// pack follows the round the upstream is ready in, with no request
+	// that says "done".
+	noDone := g.stateless && a.caps.Supports(capability.NoDone) && ureq.Capabilities.Supports(capability.MultiACKDetailed)
+	if noDone {
+		ureq.Capabilities.Set(capability.NoDone)
+	}
+	var want bytes.Buffer
+	if err := ureq.Encode(&want); err != nil {
+		return nil, err
+	}
+	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: a.shallows, t: u.t}
 	var b bytes.Buffer
-	if err := ureq.Encode(&b); err != nil {
-		return nil, err
+	b.Write(want.Bytes())
+	shallowRead := false
+	if a.caps.Supports(capability.MultiACKDetailed) || a.caps.Supports(capability.MultiACK) {
+		for haves := g.round(); len(haves) > 0; haves = g.round() {
+			if g.stateless {
+				writeHaves(&b, g.common)
+			}
+			writeHaves(&b, haves)
+			b.WriteString("0000")
+			in, err := u.t.Request(&b, false)
+			if err != nil {
+				return nil, err
+			}
+			if err := a.readRound(in, p, g, !shallowRead || g.stateless); err != nil {
+				return nil, u.t.Explain(err)
+			}
+			if noDone && g.ready {
+				return a.received(u, req, ureq, p, in, false)
+			}
+			shallowRead = p.Deepened
+			b.Reset()
+			if g.stateless {
+				b.Write(want.Bytes())
+			}
+		}
+	} else if req.Haves != nil {
+		writeHaves(&b, req.Haves.Next(oneShot))
 	}
-	// The haves and "done", with no flush between them: a stateless
-	// upload-pack (HTTP) answers a flush and ends the request there.
-	haves := &packp.UploadHaves{Haves: hashes(req.Haves, a.format), Done: true}
-	if err := haves.Encode(&b); err != nil {
-		return nil, err
+	if g.stateless {
+		writeHaves(&b, g.common)
 	}
+	// "done", with no flush before it: a stateless upload-pack (HTTP)
+	// answers a flush and ends the request there.
+	b.WriteString("0009done\n")
 	in, err := u.t.Request(&b, false)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Deepened: req.deepen() || ureq.Depth.Deepen > 0, Theirs: a.shallows, t: u.t}
-	if err := p.readHead(in, a.format); err != nil {
+	return a.received(u, req, ureq, p, in, p.Deepened && (!shallowRead || g.stateless))
+}
+
+// received reads the acknowledgements before the pack (the shallow lines
+// first where withShallow), and returns the pack.
+func (a *advert) received(u *Upload, req *FetchRequest, ureq *packp.UploadRequest, p *Pack, in *bufio.Reader, withShallow bool) (*Pack, error) {
+	if err := p.readHead(in, a.format, withShallow); err != nil {
 		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
 			return nil, fmt.Errorf("'%s' sent no pack", u.r.URL)
 		}
@@ -73,4 +123,22 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	}
 	p.in = &stickyReader{r: demux(p.watch(in), &ureq.Capabilities, req.Progress)}
 	return p, nil
+}
+
+// oneShot is how many haves go to an upstream that cannot negotiate in
+// rounds (no multi_ack), all in the request that says "done".
+const oneShot = 1024
+
+// readRound reads the answer to one round of haves: the shallow lines
+// first where the request deepened and withShallow (a stateful session
+// sends them once, after the wants; a stateless one in every answer),
+// then the acknowledgements up to the NAK.
+func (a *advert) readRound(in *bufio.Reader, p *Pack, g *negotiation, withShallow bool) error {
+	if p.Deepened && withShallow {
+		var err error
+		if p.Shallow, p.Unshallow, err = readShallowLines(in, a.format); err != nil {
+			return err
+		}
+	}
+	return g.readAcks(in, a.format)
 }

@@ -172,15 +172,18 @@ func TestFetchV2Request(t *testing.T) {
 	}
 	want, _ := object.ParseID(oid1)
 	have, _ := object.ParseID(oid2)
-	w := &recorder{answer: pktsV2("shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "\x01PACK", "")}
+	// The have acknowledged, the upstream ready: the pack follows in the
+	// same answer, with no request that says "done".
+	w := &recorder{answer: pktsV2("acknowledgments\n", "ACK "+oid2+"\n", "ready\n", "0001",
+		"shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "\x01PACK", "")}
 	u := &Upload{r: &Remote{URL: "u"}, t: w, d: a}
-	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: []object.ID{have}, Shallows: []object.ID{have},
+	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: &HaveList{have}, Shallows: []object.ID{have},
 		Depth: 2, DeepenRelative: true, IncludeTag: true, NoProgress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantReq := pktsV2("command=fetch\n", "agent="+transport.Agent+"\n", "object-format=sha1\n", "0001", "want "+oid1+"\n", "have "+oid2+"\n",
-		"done\n", "thin-pack\n", "no-progress\n", "include-tag\n", "ofs-delta\n", "shallow "+oid2+"\n", "deepen 2\n", "deepen-relative\n", "")
+		"thin-pack\n", "no-progress\n", "include-tag\n", "ofs-delta\n", "shallow "+oid2+"\n", "deepen 2\n", "deepen-relative\n", "")
 	if w.sent != wantReq {
 		t.Errorf("sent\n%q\nwant\n%q", w.sent, wantReq)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
@@ -16,24 +17,42 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// fetch asks for the pack over protocol v2: the wants, the haves and
-// "done" in one request (thin-pack and ofs-delta always, include-tag and
-// no-progress as git's options say, the shallow lines and deepening when
-// the server's fetch offers "shallow", the filter when it offers
-// "filter"), and returns the answer once the sections before the pack are
-// read.
+// fetch asks for the pack over protocol v2 (thin-pack and ofs-delta
+// always, include-tag and no-progress as git's options say, the shallow
+// lines and deepening when the server's fetch offers "shallow", the filter
+// when it offers "filter"), negotiating as git's fetch-pack does: each
+// request the wants, the haves acknowledged so far and a round of new
+// ones, answered with acknowledgements, until the upstream says "ready"
+// and sends the pack in the same answer, or the haves run out or go
+// unacknowledged and a request says "done". It returns the answer once
+// the sections before the pack are read.
 func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
-	args, err := a.fetchArgs(u.r, req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := a.command("fetch", args)
-	if err != nil {
-		return nil, err
-	}
-	in, err := u.t.Request(body, false)
-	if err != nil {
-		return nil, err
+	g := newNegotiation(req.Haves, true)
+	g.v2 = true
+	var in *bufio.Reader
+	for {
+		haves := g.round()
+		done := len(haves) == 0
+		args, err := a.fetchArgs(u.r, req, append(g.common[:len(g.common):len(g.common)], haves...), done)
+		if err != nil {
+			return nil, err
+		}
+		body, err := a.command("fetch", args)
+		if err != nil {
+			return nil, err
+		}
+		if in, err = u.t.Request(body, false); err != nil {
+			return nil, err
+		}
+		if done {
+			break
+		}
+		if err := g.readV2Acks(in, a.format); err != nil {
+			return nil, u.t.Explain(err)
+		}
+		if g.ready {
+			break
+		}
 	}
 	p := &Pack{t: u.t}
 	if err := p.readSections(in, a.format); err != nil {
@@ -55,6 +74,47 @@ func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	caps.Set(capability.Sideband64k) // a v2 pack always comes in side-band-64k
 	p.in = &stickyReader{r: demux(p.watch(in), &caps, req.Progress)}
 	return p, nil
+}
+
+// readV2Acks reads the acknowledgments section of an answer to a fetch
+// without "done": "NAK" or "ACK <id>" lines, then "ready" and a delim
+// where the pack follows, else a flush that ends the answer.
+func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
+	var buf []byte
+	pkt, special, err := transport.ReadPacket(in, &buf)
+	switch {
+	case err == io.EOF:
+		return errNoPack
+	case err != nil:
+		return err
+	case special != 0 || string(pkt) != "acknowledgments\n":
+		return fmt.Errorf("expected 'acknowledgments', received '%s'", mask.Name(strings.TrimSuffix(string(pkt), "\n")))
+	}
+	for {
+		pkt, special, err := transport.ReadPacket(in, &buf)
+		line := strings.TrimSuffix(string(pkt), "\n")
+		switch {
+		case err != nil:
+			return err
+		case special == transport.FlushPkt && !g.ready:
+			return nil
+		case special == transport.DelimPkt && g.ready:
+			return nil
+		case special != 0:
+			return fmt.Errorf("error processing acks: a %s packet", specialName(special))
+		case line == "NAK" && !g.ready:
+		case line == "ready":
+			g.ready = true
+		case strings.HasPrefix(line, "ACK ") && !g.ready:
+			id, ok := parseID([]byte(line[len("ACK "):]), f)
+			if !ok {
+				return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
+			}
+			g.ack(id, false)
+		default:
+			return fmt.Errorf("unexpected acknowledgment line: '%s'", mask.Name(line))
+		}
+	}
 }
 
 // readSections reads the sections of a v2 answer to a fetch that sent
@@ -129,11 +189,12 @@ func specialName(special int) string {
 	return [...]string{transport.FlushPkt: "flush", transport.DelimPkt: "delim", transport.EndPkt: "response-end"}[special]
 }
 
-// fetchArgs is the arguments of req's v2 fetch command; r takes the
+// fetchArgs is the arguments of req's v2 fetch command with haves, and
+// done where it ends the negotiation; r takes the
 // warning for a filter the server cannot apply.
-func (a *v2) fetchArgs(r *Remote, req *FetchRequest) (packp.CommandArgs, error) {
+func (a *v2) fetchArgs(r *Remote, req *FetchRequest, haves []object.ID, done bool) (packp.CommandArgs, error) {
 	args := &packp.FetchArgs{
-		Wants: hashes(req.Wants, a.format), Haves: hashes(req.Haves, a.format), Done: true,
+		Wants: hashes(req.Wants, a.format), Haves: hashes(haves, a.format), Done: done,
 		ThinPack: true, OFSDelta: true, IncludeTag: req.IncludeTag, NoProgress: req.NoProgress,
 	}
 	// fetch-pack's add_shallow_requests: with "shallow", v2's fetch takes

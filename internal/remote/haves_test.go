@@ -1,0 +1,121 @@
+package remote
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/object"
+)
+
+// line makes a repository whose main is a line of n commits, a minute
+// apart, and returns them newest first.
+func line(t *testing.T, n int) []object.ID {
+	t.Helper()
+	dir := gittest.Init(t, gittest.Env(t), true, "sha1")
+	env := sealed(t, dir)
+	tree := strings.TrimSpace(string(gittest.GitIn(t, env, dir, nil, "mktree")))
+	var ids []object.ID
+	parent := []string{}
+	for i := 0; i < n; i++ {
+		c := strings.TrimSpace(gittest.Git(t, gittest.Tick(env, i), dir, append([]string{"commit-tree", "-m", "c", tree}, parent...)...))
+		id, err := object.ParseID(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append([]object.ID{id}, ids...)
+		parent = []string{"-p", c}
+	}
+	gittest.Git(t, env, dir, "update-ref", "refs/heads/main", ids[0].String())
+	return ids
+}
+
+// drain takes every have of n, rounds of 16.
+func drain(n *negotiator) (haves []object.ID) {
+	for next := n.Next(16); len(next) > 0; next = n.Next(16) {
+		haves = append(haves, next...)
+	}
+	return haves
+}
+
+// TestNegotiatorConsecutive: the haves come newest first; an
+// acknowledged commit's ancestors are not sent; a tip the upstream
+// advertised is sent without its ancestors, and the walk stops there
+// instead of reading the history to its root.
+func TestNegotiatorConsecutive(t *testing.T) {
+	ids := line(t, 100)
+	n := newNegotiator(context.Background(), "consecutive", nil, nil, func(err error) { t.Error(err) })
+	first := n.Next(16)
+	if len(first) != 16 || first[0] != ids[0] || first[15] != ids[15] {
+		t.Fatalf("first round %v, want the 16 newest", first)
+	}
+	n.Ack(ids[20]) // not sent: nothing follows from it
+	n.Ack(ids[15])
+	if rest := drain(n); len(rest) != 0 {
+		t.Errorf("after the ack of the 16th, %d more haves", len(rest))
+	}
+	n.Close()
+
+	n = newNegotiator(context.Background(), "consecutive", map[object.ID]bool{ids[0]: true}, nil, nil)
+	defer n.Close()
+	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.given != 1 {
+		t.Errorf("haves %v after %d commits read, want the advertised tip alone, after 1", got, n.given)
+	}
+}
+
+// TestNegotiatorSkipping: the skipping negotiator sends a line's newest
+// commit, then skips 1, 2, 4, 7, 11… commits, and its root.
+func TestNegotiatorSkipping(t *testing.T) {
+	ids := line(t, 40)
+	n := newNegotiator(context.Background(), "skipping", nil, nil, func(err error) { t.Error(err) })
+	defer n.Close()
+	var got []int
+	for _, h := range drain(n) {
+		for i, id := range ids {
+			if id == h {
+				got = append(got, i)
+			}
+		}
+	}
+	if want := []int{0, 2, 5, 10, 18, 30, 39}; !equalInts(got, want) {
+		t.Errorf("sent the commits %v of the line, want %v", got, want)
+	}
+}
+
+// TestNegotiationConfig: fetch.negotiationAlgorithm as git reads it.
+func TestNegotiationConfig(t *testing.T) {
+	for _, c := range []struct{ config, want, err string }{
+		{"", "consecutive", ""},
+		{"fetch.negotiationalgorithm=Skipping", "skipping", ""},
+		{"fetch.negotiationalgorithm=noop", "noop", ""},
+		{"feature.experimental=true", "skipping", ""},
+		{"feature.experimental=true\nfetch.negotiationalgorithm=default", "skipping", ""},
+		{"feature.experimental=true\nfetch.negotiationalgorithm=consecutive", "consecutive", ""},
+		{"fetch.negotiationalgorithm=fast", "", "unknown fetch negotiation algorithm 'fast'"},
+	} {
+		var cfg repo.Config
+		for _, kv := range strings.Split(c.config, "\n") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				cfg = append(cfg, repo.Entry{Key: k, Value: v, Scope: "command"})
+			}
+		}
+		got, err := negotiation(cfg)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%q: %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,157 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
+)
+
+// Negotiator gives a fetch its haves, round by round, and learns which the
+// upstream has (git's fetch negotiator).
+type Negotiator interface {
+	// Next returns up to n more haves, none once there are no more.
+	Next(n int) []object.ID
+	// Ack says that the upstream has id, a have sent: what it reaches
+	// need not be sent.
+	Ack(id object.ID)
+}
+
+// HaveList is a Negotiator of a list of haves, given in its order.
+type HaveList []object.ID
+
+// Next returns the next n haves of the list.
+func (l *HaveList) Next(n int) []object.ID {
+	n = min(n, len(*l))
+	next := (*l)[:n:n]
+	*l = (*l)[n:]
+	return next
+}
+
+// Ack does nothing: the list is sent whole.
+func (l *HaveList) Ack(object.ID) {}
+
+// Round sizes and the give-up rule of git's fetch-pack.c: 16 haves first;
+// then, over a stateless connection (HTTP, protocol v2), twice as many up
+// to 16,384 and 10 % more after that; over a stateful one twice as many
+// up to 32 and 32 more after that. Once the upstream has acknowledged a
+// have, 256 more without a new acknowledgement end the negotiation.
+const (
+	initialRound = 16
+	pipeSafe     = 32
+	largeRound   = 16384
+	maxInVain    = 256
+)
+
+// negotiation is one fetch's rounds of haves: what to send next, what the
+// upstream has acknowledged, and when to stop.
+type negotiation struct {
+	n         Negotiator
+	stateless bool
+	v2        bool        // protocol v2: flushAt is one round's size
+	flushAt   int         // the haves sent when this round ends
+	sent      int         // the haves sent so far
+	common    []object.ID // acknowledged, sent again in every stateless request
+	acked     map[object.ID]bool
+	gotAck    bool // an acknowledgement came
+	inVain    int  // haves sent since the last new acknowledgement
+	ready     bool // the upstream is ready to send the pack
+}
+
+func newNegotiation(n Negotiator, stateless bool) *negotiation {
+	return &negotiation{n: n, stateless: stateless, flushAt: initialRound, acked: map[object.ID]bool{}}
+}
+
+// grow is git's next_flush: the size after count.
+func (g *negotiation) grow(count int) int {
+	switch {
+	case g.stateless && count < largeRound:
+		return count * 2
+	case g.stateless:
+		return count * 11 / 10
+	case count < pipeSafe:
+		return count * 2
+	default:
+		return count + pipeSafe
+	}
+}
+
+// round returns the next round's new haves (v0: up to the next flush
+// point), none when the negotiation is over.
+func (g *negotiation) round() []object.ID {
+	if g.ready || g.n == nil || g.gotAck && g.inVain >= maxInVain {
+		return nil
+	}
+	size := g.flushAt - g.sent
+	if g.v2 {
+		size = g.flushAt
+	}
+	haves := g.n.Next(size)
+	g.sent += len(haves)
+	g.inVain += len(haves)
+	g.flushAt = g.grow(g.flushAt)
+	return haves
+}
+
+// ack records an acknowledgement of id; ready says the upstream has found
+// enough.
+func (g *negotiation) ack(id object.ID, ready bool) {
+	if !g.acked[id] {
+		g.acked[id] = true
+		g.common = append(g.common, id)
+		g.n.Ack(id)
+		g.inVain = 0
+	}
+	g.gotAck = true
+	g.ready = g.ready || ready
+}
+
+// writeHaves writes "have" lines of ids.
+func writeHaves(w *bytes.Buffer, ids []object.ID) {
+	for _, id := range ids {
+		fmt.Fprintf(w, "%04x", 4+len("have \n")+len(id.String()))
+		w.WriteString("have " + id.String() + "\n")
+	}
+}
+
+// readAcks reads a v0 round's answer up to its NAK: "ACK <id> common",
+// "ready" or "continue" (multi_ack) each acknowledge a have.
+func (g *negotiation) readAcks(in *bufio.Reader, f object.Format) error {
+	var buf []byte
+	for {
+		pkt, err := transport.ReadPkt(in, &buf)
+		if err == io.EOF {
+			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got EOF")
+		}
+		if err != nil {
+			return err
+		}
+		line := string(bytes.TrimSuffix(pkt, []byte("\n")))
+		if line == "NAK" {
+			return nil
+		}
+		if err := g.ackLine(line, f); err != nil {
+			return err
+		}
+	}
+}
+
+// ackLine takes one "ACK <id>[ common| ready| continue]" line.
+func (g *negotiation) ackLine(line string, f object.Format) error {
+	rest, ok := bytes.CutPrefix([]byte(line), []byte("ACK "))
+	if ok {
+		hex, status, _ := bytes.Cut(rest, []byte(" "))
+		if id, idOK := parseID(hex, f); idOK {
+			switch string(status) {
+			case "common", "continue", "ready":
+				g.ack(id, string(status) == "ready")
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
+}
