@@ -94,8 +94,10 @@ func realRows(r *runner, o *options) error {
 			return err
 		}
 	}
-	if err := realHistory(r, rc); err != nil {
-		return err
+	if len(rc.rows) != 1 || !rc.rows["mirror"] {
+		if err := realHistory(r, rc); err != nil {
+			return err
+		}
 	}
 	if o.repair != "" && rc.repo != "" {
 		if err := repairRows(r, rc, o.repair); err != nil {
@@ -111,7 +113,7 @@ func realRows(r *runner, o *options) error {
 			sizes = append(sizes, n)
 		}
 	}
-	return mirrorRows(r, rc, o.mirror, o.mirrorSteps, sizes)
+	return mirrorRows(r, rc, o.mirror, o.mirrorVia, o.mirrorSteps, sizes)
 }
 
 // synthetic measures every variant on the generated history's pack and

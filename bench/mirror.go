@@ -35,6 +35,7 @@ type mirrorBench struct {
 	up       string // the upstream
 	template string // a mirror clone of the base, by plain git
 	shim     string // the helper's directory, first on PATH
+	url      string // the upstream's, as the rows fetch it (-mirror-via)
 	rounds   int
 }
 
@@ -46,7 +47,7 @@ type mirrorBench struct {
 // downstream clone served from the mirror; and, for each size of sweep, a
 // fetch with nothing new into a mirror holding that many loose objects, in
 // the first session of a boot and in a later one.
-func mirrorRows(r *runner, c realConfig, spec string, steps int, sweep []int) error {
+func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []int) error {
 	base, end, ok := strings.Cut(spec, "..")
 	if !ok {
 		return fmt.Errorf("-mirror %q: want <base>..<end>", spec)
@@ -66,6 +67,12 @@ func mirrorRows(r *runner, c realConfig, spec string, steps int, sweep []int) er
 		return err
 	}
 	m.up = filepath.Join(dir, "up.git")
+	url, stop, err := upstreamURL(dir, via)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	m.url = url
 	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + base}}); err != nil {
 		return err
 	}
@@ -87,7 +94,7 @@ func mirrorRows(r *runner, c realConfig, spec string, steps int, sweep []int) er
 	if len(chain) == 0 {
 		return fmt.Errorf("-mirror %q: no commit after %s", spec, base)
 	}
-	fmt.Printf("\nmirror rows: %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, c.rounds)
+	fmt.Printf("\nmirror rows: %s over %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, url, c.rounds)
 	if err := m.incremental(base, chain); err != nil {
 		return err
 	}
@@ -149,7 +156,7 @@ func (m *mirrorBench) fresh(v mirrorVariant) (string, error) {
 	if err := run("", nil, "cp", "-a", m.template, dest); err != nil {
 		return "", err
 	}
-	url := "file://" + m.up
+	url := m.url
 	if v.durable {
 		url = "durable::" + url
 	}

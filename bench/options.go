@@ -20,6 +20,7 @@ type options struct {
 	// mirrors fetched into with nothing new.
 	mirror      string
 	mirrorSteps int
+	mirrorVia   string // how the mirror rows reach their upstream: file, git, http
 	sweep       string
 	repair      string // the repair rows' revision ("" skips them)
 	git         string // the git to measure beside ("": git on PATH)
@@ -48,11 +49,12 @@ func parseOptions() *options {
 	flag.BoolVar(&rc.main, "main", true, "with -repo or -pack, measure the rows, the clone and the fetch of the -rev pack itself (false: the shapes only)")
 	flag.StringVar(&rc.full, "full", "", "with -repo, a tag whose whole history the repository holds: one mirror clone of it through\nthe helper beside plain git, on protocol v2 (\"\" skips it: it takes minutes)")
 	flag.StringVar(&o.mirror, "mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
+	flag.StringVar(&o.mirrorVia, "mirror-via", "file", "with -mirror, how the mirrors reach their upstream: file (file://), git (git daemon) or http\n(git http-backend)")
 	flag.IntVar(&o.mirrorSteps, "mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
 	flag.StringVar(&o.sweep, "sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
 	flag.StringVar(&o.repair, "repair", "", "with -repo, the repair rows on a mirror of that revision: --verify beside git fsck --full, and the repair\nof one damaged object and of a damaged pack of 10,000 objects beside a reclone (\"\" skips them)")
 	flag.StringVar(&o.git, "git", "", "the git to measure beside, and to drive the helper (a path; default: git on PATH)")
-	flag.StringVar(&o.rows, "rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape")
+	flag.StringVar(&o.rows, "rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape\n(\"mirror\" alone: -mirror's rows only)")
 	flag.Parse()
 	return o
 }

@@ -17,6 +17,7 @@ var rowGroups = map[string][]string{
 	"clone":     nil, // the mirror clones through git daemon
 	"fetch":     nil, // the incremental mirror fetch
 	"partial":   nil, // the mirror clone --filter=blob:none
+	"mirror":    nil, // -mirror's rows: alone, the real history's own are left out
 }
 
 // allRows is -rows' default.

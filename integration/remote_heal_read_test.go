@@ -35,12 +35,15 @@ func poison(t *testing.T, dir, id string, empty bool) {
 // TestRemoteHealReads: a clone one of whose loose objects is broken — one
 // that git's connectivity check after the next fetch reads: a subtree the
 // new commit keeps, or the commit before the tip — fails every later fetch
-// of plain git ("did not send all necessary objects"). Through the
-// helper, over protocol v2, the fetch runs that check itself before git
-// does, fetches the object it meets broken by its id and repairs it: the
-// fetch succeeds, git fsck --strict is clean, refs and objects equal those
-// of the same fetch into a sound copy, and the upstream saw one fetch
-// request more. The heal asks for the object only: a commit comes alone
+// of plain git ("did not send all necessary objects"). What broke it was
+// a crash, so a boot followed: through the helper, over protocol v2, the
+// first session of the boot reads every loose object (the sweep), fetches
+// the broken one by its id and repairs it before git's check reads it
+// (the helper runs no check of its own then: git's after the fetch finds
+// nothing it could heal, see TestRemoteFetchProcesses): the fetch
+// succeeds, git fsck --strict is clean, refs and objects equal those of
+// the same fetch into a sound copy, and the upstream saw one fetch request
+// more. The heal asks for the object only: a commit comes alone
 // where the upstream filters (http here, uploadpack.allowFilter), else with
 // its tree (file://), and a tree with what it holds; never the history.
 // Over v0 the fetch fails as git's.
@@ -75,6 +78,8 @@ func TestRemoteHealReads(t *testing.T) {
 						sound, ours, theirs := copyOf("sound"), copyOf("ours"), copyOf("theirs")
 						poison(t, ours, p.id, empty)
 						poison(t, theirs, p.id, empty)
+						// What broke them was a crash: a boot followed it.
+						rebooted(t, filepath.Join(ours, ".git"))
 						gittest.Git(t, env, theirs, "config", "remote.origin.url", url)
 						// git's fetch reads the commit as it negotiates (exit
 						// 128), the subtree in its connectivity check (1).

@@ -56,7 +56,7 @@ func (h *helper) fetch(cmds []string) error {
 				except[id] = true
 			}
 		}
-		w := newNegotiator(h.ctx, algorithm, h.advertised, except, func(err error) {
+		w := newNegotiator(h.ctx, r, algorithm, h.advertised, except, func(err error) {
 			fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
 		})
 		defer w.Close()
@@ -143,7 +143,9 @@ func (h *helper) fetchPack(gitDir string, wants []object.ID, haves upstream.Nego
 // be connected, git's connectivity check runs first, while the session
 // can still heal what the check reads broken (healCheck); not for a
 // deepening, whose check would need the new boundary, nor for a partial
-// clone into a new repository (newPartial). It returns whether
+// clone into a new repository (newPartial), nor for a fetch after the
+// sweep found no loose object broken (swept): git checks after every
+// fetch, and no crash since broke what it reads. It returns whether
 // the objects are known to be connected (by the unpacker's closure, or by
 // that check): a clone that asked for check-connectivity is then told
 // connectivity-ok and skips its own check; git's transport-helper takes
@@ -152,7 +154,7 @@ func (h *helper) afterPack(up *upstream.Upload, pack *upstream.Pack, gitDir stri
 	if err := pack.Drain(); err != nil {
 		return batch.Stats{}, false, err
 	}
-	if !connected && !pack.Deepened && !h.newPartial() {
+	if !connected && !pack.Deepened && !h.newPartial() && (h.set.cloning || !h.swept) {
 		connected = h.healCheck(up, tips)
 	}
 	if err := pack.Finish(); err != nil {

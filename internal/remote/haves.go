@@ -7,37 +7,49 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// negotiator is a fetch's negotiator (upstream.Negotiator): the
-// repository's commits newest first, as git rev-list walks them from
-// every ref (by commit date, git's own order), read as the rounds ask for
-// them and given as git's negotiators give them:
+// negotiator is a fetch's negotiator (upstream.Negotiator). Its haves
+// come in this order:
 //
-//   - a commit the upstream has acknowledged, or that one it has reaches,
-//     is not sent (common);
-//   - a tip the upstream advertised with a value this repository holds is
-//     sent, and what it reaches is not (git's known common refs);
-//   - the skipping negotiator sends the first commit of each line of
-//     history and then skips ever more (1, 2, 4, 7, 11, … commits);
-//   - once every commit the walk still has to reach is common, there are
-//     no more haves: the walk is stopped, not read to the root.
+//   - the tips of the repository's own refs, those whose values the
+//     upstream did not advertise (the old values of the refs a mirror
+//     updates, local branches);
+//   - the tips the upstream advertised with a value this repository
+//     holds, peeled as the advertisement peels them, without their
+//     ancestors (git's known common refs): the refs of a mirror cost no
+//     walk at all;
+//   - where more are asked for, the commits below the first tips, newest
+//     first as git rev-list walks them (by commit date), down to what the
+//     advertised tips reach (revWalk): but for what an acknowledged commit
+//     reaches (common); the skipping negotiator sends the first commit of
+//     each line and then skips ever more (1, 2, 4, 7, 11, … commits); once
+//     every commit the walk still has to reach is common, it stops.
 //
-// Only what refs reach is sent: objects a killed fetch left behind are
-// never claimed, because their closure is not known to be complete. When
-// git cannot walk the refs (a broken object after a crash), the tips
-// alone are sent where git can read them (git rev-list --no-walk --all),
-// else nothing: the upstream sends everything, and the unpacker repairs
-// what is broken.
+// The refs are read once, from the files backend where they are kept
+// there (repo.RefValues), and the walk starts only where the tips were not
+// enough: a fetch whose first round ends the negotiation starts no
+// process for it. Only what refs reach is sent: objects a killed fetch
+// left behind are never claimed, because their closure is not known to be
+// complete. When git cannot walk the refs (a broken object after a crash),
+// the tips alone are sent where git can read them (git rev-list --no-walk
+// --all), else nothing: the upstream sends everything, and the unpacker
+// repairs what is broken.
 type negotiator struct {
-	walk       *revWalk
-	advertised map[object.ID]bool // the upstream's tips
-	except     map[object.ID]bool // never sent (the wants of a deepening)
+	ctx        context.Context
+	repo       *repo.Repo
+	advertised map[object.ID]object.ID // the upstream's tips, and what they peel to
+	except     map[object.ID]bool      // never sent (the wants of a deepening)
 	skipping   bool
+	started    bool
+	tips       []object.ID // not yet sent: the repository's own, then the advertised
+	sent       map[object.ID]bool
+	acked      map[object.ID]bool // acknowledged before the walk began
+	own, known []object.ID        // the values of the refs, not advertised and advertised
+	walk       *revWalk
 	pending    map[object.ID]mark        // tips and parents met, not yet read
 	live       int                       // pending commits not common
-	parents    map[object.ID][]object.ID // of each commit sent
+	parents    map[object.ID][]object.ID // of each commit of the walk sent
 	given      int                       // commits read from the walk
-	tips       []object.ID               // the fallback's, once the walk failed
-	ended      bool
+	ended      bool                      // the walk is over, or never to be
 	warn       func(error)
 }
 
@@ -49,52 +61,122 @@ type mark struct {
 	ttl, orig int
 }
 
-// newNegotiator starts the walk of a fetch's negotiation; algorithm is
+// newNegotiator returns the negotiator of a fetch into r; algorithm is
 // "consecutive" or "skipping". warn is told when the refs cannot be
 // walked at all.
-func newNegotiator(ctx context.Context, algorithm string, advertised, except map[object.ID]bool, warn func(error)) *negotiator {
-	n := &negotiator{advertised: advertised, except: except, skipping: algorithm == "skipping",
-		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, warn: warn}
-	n.walk = startWalk(ctx)
-	return n
+func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]object.ID, except map[object.ID]bool, warn func(error)) *negotiator {
+	return &negotiator{ctx: ctx, repo: r, advertised: advertised, except: except, skipping: algorithm == "skipping",
+		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, sent: map[object.ID]bool{}, acked: map[object.ID]bool{}, warn: warn}
 }
 
 // Close stops the walk.
-func (n *negotiator) Close() { n.walk.close() }
+func (n *negotiator) Close() {
+	if n.walk != nil {
+		n.walk.close()
+	}
+}
 
-// Next returns up to max more haves.
-func (n *negotiator) Next(max int) []object.ID {
-	var out []object.ID
-	if n.given == 0 && !n.ended {
-		tips, err := n.walk.tipsRead()
-		if err != nil {
-			n.fail(err)
+// start reads the refs and lines up the tips.
+func (n *negotiator) start() {
+	n.started = true
+	values, _, err := n.repo.RefValues(n.ctx)
+	if err != nil {
+		n.ended = true
+		n.fallback()
+		return
+	}
+	seen := make(map[object.ID]bool, len(values))
+	var known []object.ID
+	for _, v := range values {
+		if seen[v] {
+			continue
 		}
-		for _, id := range tips {
-			n.mark(id, mark{})
+		seen[v] = true
+		if peeled, ok := n.advertised[v]; ok {
+			n.known = append(n.known, v)
+			known = append(known, peeled)
+		} else {
+			n.own = append(n.own, v)
 		}
 	}
-	for len(out) < max && !n.ended {
+	for _, id := range append(append([]object.ID{}, n.own...), known...) {
+		if !n.except[id] {
+			n.tips = append(n.tips, id)
+		}
+	}
+	n.ended = len(n.own) == 0
+}
+
+// Next returns up to max more haves: the tips first, then the walk's.
+func (n *negotiator) Next(max int) []object.ID {
+	if !n.started {
+		n.start()
+	}
+	var out []object.ID
+	for len(out) < max {
+		var id *object.ID
+		switch {
+		case len(n.tips) > 0:
+			id, n.tips = &n.tips[0], n.tips[1:]
+		case n.ended, n.walk == nil && len(out) > 0:
+			// A round of tips alone goes first: where it ends the
+			// negotiation, as the old values of a mirror's refs mostly
+			// do, no walk starts.
+			return out
+		case n.walk == nil && !n.startWalk():
+			continue // the fallback's tips, if any
+		default:
+			if id = n.read(); id == nil {
+				continue
+			}
+		}
+		if !n.sent[*id] {
+			n.sent[*id] = true
+			out = append(out, *id)
+		}
+	}
+	return out
+}
+
+// startWalk starts the walk below the repository's own tips, which were
+// sent: the walk marks them so, and sends their parents.
+func (n *negotiator) startWalk() bool {
+	w, err := startWalk(n.ctx, n.own, n.known)
+	if err != nil {
+		n.ended = true
+		n.fallback()
+		return false
+	}
+	n.walk = w
+	for _, id := range n.own {
+		n.mark(id, mark{common: n.acked[id]})
+	}
+	return true
+}
+
+// read reads the walk up to its next have; nil at its end, or once every
+// commit it still has to reach is common. The repository's own tips,
+// sent first, are not sent again.
+func (n *negotiator) read() *object.ID {
+	for {
 		if n.given > 0 && n.live == 0 {
 			n.ended = true // what is left to walk is common
 			n.walk.close()
-			break
+			return nil
 		}
-		id, parents, err := n.walk.next()
+		t, parents, err := n.walk.next()
 		if err != nil {
-			n.fail(err)
-			break
+			n.ended = true
+			if err = n.walk.wait(err); err != nil && n.given == 0 {
+				n.fallback()
+			}
+			return nil
 		}
 		n.given++
-		if n.take(id, parents) {
-			out = append(out, id)
+		if n.take(t.id, parents) && !n.sent[t.id] {
+			return &t.id
 		}
 	}
-	for len(out) < max && len(n.tips) > 0 {
-		out = append(out, n.tips[0])
-		n.tips = n.tips[1:]
-	}
-	return out
 }
 
 // mark records what is known of a commit not yet read, keeping count of
@@ -113,7 +195,7 @@ func (n *negotiator) mark(id object.ID, m mark) {
 // parents accordingly: skipping.c's ttl (a sent commit's parents skip
 // orig*3/2+1 commits, a skipped one's one fewer than it did, the longer
 // skip winning where lines meet; a root is sent all the same), or
-// default.c's known common tip.
+// default.c's common ancestry.
 func (n *negotiator) take(id object.ID, parents []object.ID) bool {
 	m, ok := n.pending[id]
 	if ok {
@@ -123,11 +205,10 @@ func (n *negotiator) take(id object.ID, parents []object.ID) bool {
 		}
 	}
 	send := !m.common && !n.except[id] && (!n.skipping || m.ttl == 0 || len(parents) == 0)
-	known := send && !n.skipping && n.advertised[id]
 	for _, p := range parents {
 		pm, seen := n.pending[p]
 		switch {
-		case m.common || known:
+		case m.common:
 			pm.common = true
 		case n.skipping:
 			orig, ttl := m.orig, m.ttl-1
@@ -153,6 +234,9 @@ func (n *negotiator) take(id object.ID, parents []object.ID) bool {
 // Ack marks the parents of a commit the upstream has as common: the walk
 // does not send them, nor what they reach.
 func (n *negotiator) Ack(id object.ID) {
+	if n.walk == nil {
+		n.acked[id] = true
+	}
 	for _, p := range n.parents[id] {
 		m := n.pending[p]
 		m.common = true
@@ -160,19 +244,16 @@ func (n *negotiator) Ack(id object.ID) {
 	}
 }
 
-// fail ends the walk that stopped with err (io.EOF at its end); a walk
-// that failed before any commit falls back on the tips.
-func (n *negotiator) fail(err error) {
-	n.ended = true
-	if err = n.walk.wait(err); err == nil || n.given > 0 {
+// fallback sends the tips alone where git could not list or walk the refs,
+// as git rev-list --no-walk --all reads them (Next leaves out those sent);
+// where it cannot either, nothing, with a warning.
+func (n *negotiator) fallback() {
+	out, err := repo.Git(n.ctx, nil, "rev-list", "--no-walk", "--all")
+	if err != nil {
+		n.warn(err)
 		return
 	}
-	tips, terr := repo.Git(n.walk.ctx, nil, "rev-list", "--no-walk", "--all")
-	if terr != nil {
-		n.warn(terr)
-		return
-	}
-	for _, id := range hashes(tips) {
+	for _, id := range hashes(out) {
 		if !n.except[id] {
 			n.tips = append(n.tips, id)
 		}

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // line makes a repository whose main is a line of n commits, a minute
-// apart, and returns them newest first.
-func line(t *testing.T, n int) []object.ID {
+// apart, and returns it and the commits, newest first.
+func line(t *testing.T, n int) (*repo.Repo, []object.ID) {
 	t.Helper()
 	dir := gittest.Init(t, gittest.Env(t), true, "sha1")
 	env := sealed(t, dir)
@@ -29,7 +30,7 @@ func line(t *testing.T, n int) []object.ID {
 		parent = []string{"-p", c}
 	}
 	gittest.Git(t, env, dir, "update-ref", "refs/heads/main", ids[0].String())
-	return ids
+	return &repo.Repo{GitDir: dir, CommonDir: dir, ObjectDir: filepath.Join(dir, "objects")}, ids
 }
 
 // drain takes every have of n, rounds of 16.
@@ -40,16 +41,19 @@ func drain(n *negotiator) (haves []object.ID) {
 	return haves
 }
 
-// TestNegotiatorConsecutive: the haves come newest first; an
-// acknowledged commit's ancestors are not sent; a tip the upstream
-// advertised is sent without its ancestors, and the walk stops there
-// instead of reading the history to its root.
+// TestNegotiatorConsecutive: the tips come first, in a round of their
+// own, with no walk; then the commits below them, newest first; an
+// acknowledged commit's ancestors are not sent, and the walk stops where
+// nothing else is left instead of reading the history to its root; a tip
+// the upstream advertised is sent without its ancestors, with no walk.
 func TestNegotiatorConsecutive(t *testing.T) {
-	ids := line(t, 100)
-	n := newNegotiator(context.Background(), "consecutive", nil, nil, func(err error) { t.Error(err) })
-	first := n.Next(16)
-	if len(first) != 16 || first[0] != ids[0] || first[15] != ids[15] {
-		t.Fatalf("first round %v, want the 16 newest", first)
+	r, ids := line(t, 100)
+	n := newNegotiator(context.Background(), r, "consecutive", nil, nil, func(err error) { t.Error(err) })
+	if tips := n.Next(16); len(tips) != 1 || tips[0] != ids[0] || n.walk != nil {
+		t.Fatalf("first round %v (a walk: %v), want the tip alone, without a walk", tips, n.walk != nil)
+	}
+	if next := n.Next(15); len(next) != 15 || next[0] != ids[1] || next[14] != ids[15] {
+		t.Fatalf("second round %v, want the 15 newest below the tip", next)
 	}
 	n.Ack(ids[20]) // not sent: nothing follows from it
 	n.Ack(ids[15])
@@ -58,18 +62,18 @@ func TestNegotiatorConsecutive(t *testing.T) {
 	}
 	n.Close()
 
-	n = newNegotiator(context.Background(), "consecutive", map[object.ID]bool{ids[0]: true}, nil, nil)
+	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]object.ID{ids[0]: ids[0]}, nil, nil)
 	defer n.Close()
-	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.given != 1 {
-		t.Errorf("haves %v after %d commits read, want the advertised tip alone, after 1", got, n.given)
+	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.walk != nil {
+		t.Errorf("haves %v (a walk: %v), want the advertised tip alone, without a walk", got, n.walk != nil)
 	}
 }
 
 // TestNegotiatorSkipping: the skipping negotiator sends a line's newest
 // commit, then skips 1, 2, 4, 7, 11… commits, and its root.
 func TestNegotiatorSkipping(t *testing.T) {
-	ids := line(t, 40)
-	n := newNegotiator(context.Background(), "skipping", nil, nil, func(err error) { t.Error(err) })
+	r, ids := line(t, 40)
+	n := newNegotiator(context.Background(), r, "skipping", nil, nil, func(err error) { t.Error(err) })
 	defer n.Close()
 	var got []int
 	for _, h := range drain(n) {

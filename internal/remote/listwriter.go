@@ -55,10 +55,13 @@ func writeRefs(w *bufio.Writer, adv *upstream.Advertisement, head bool, funny fu
 // git's order; past maxHeld they go on, and HEAD is written where its
 // target is found, or at the end.
 type listWriter struct {
-	w       *bufio.Writer
-	funny   func(string)
-	tips    map[object.ID]bool // what the refs listed point at, when not nil
-	noHead  bool               // list for-push: no HEAD line
+	w     *bufio.Writer
+	funny func(string)
+	// tips, when not nil, takes what each ref listed points at, and
+	// what that peels to (a tag's "^{}" line; itself for any other).
+	tips    map[object.ID]object.ID
+	lastTag object.ID // the value of the last ref listed, for its "^{}"
+	noHead  bool      // list for-push: no HEAD line
 	started bool
 	// formats: git asked for ":object-format <name>" before the refs
 	// (option object-format); formatDone: it was written.
@@ -111,7 +114,12 @@ func (l *listWriter) Symref(from, to string) {
 func (l *listWriter) Ref(name []byte, id object.ID) error {
 	l.start()
 	if l.tips != nil {
-		l.tips[id] = true
+		if bytes.HasSuffix(name, []byte("^{}")) {
+			l.tips[l.lastTag] = id
+		} else if _, ok := l.tips[id]; !ok {
+			l.tips[id] = id
+		}
+		l.lastTag = id
 	}
 	switch {
 	case string(name) == "HEAD":

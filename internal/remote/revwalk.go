@@ -8,164 +8,137 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
 
-// revWalk is the negotiator's walk of the repository's commits: git
-// for-each-ref lists the refs once, their values go on to git rev-list
-// --parents --stdin, which walks from them newest first, and the commits
-// they peel to are the tips the negotiator starts from. Both processes run
-// at once; the walk is read only as far as the negotiation needs, and
-// stopped there.
-type revWalk struct {
-	ctx              context.Context
-	stop             context.CancelFunc
-	refs, list       *exec.Cmd
-	out              *bufio.Reader
-	refsErr, listErr bytes.Buffer
-	fed              chan error // the refs were read and passed on
-	fedErr           error      // what came on fed, once fedDone
-	fedDone          bool
-	tips             []object.ID
-	failed           error // where the walk could not start
-	done             bool
+// tip is a commit a ref points at (through a tag), with its commit date.
+type tip struct {
+	id   object.ID
+	date int64
 }
 
-// tipsFormat lists a ref's object and type, and for a tag the object and
-// type it points at.
-const tipsFormat = "--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype)"
+// tipsFormat lists a ref's object and type, for a tag the object and type
+// it points at, and the commit date of either.
+const tipsFormat = "--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype) %(committerdate:unix) %(*committerdate:unix)"
 
-// startWalk starts the walk's processes.
-func startWalk(ctx context.Context) *revWalk {
-	ctx, stop := context.WithCancel(ctx)
-	w := &revWalk{ctx: ctx, stop: stop, fed: make(chan error, 1)}
-	w.refs = exec.CommandContext(ctx, "git", "for-each-ref", tipsFormat)
-	w.list = exec.CommandContext(ctx, "git", "rev-list", "--parents", "--stdin")
-	w.refs.Stderr, w.list.Stderr = &w.refsErr, &w.listErr
-	refsOut, err := w.refs.StdoutPipe()
-	var listIn io.WriteCloser
-	var listOut io.ReadCloser
-	if err == nil {
-		listIn, err = w.list.StdinPipe()
+// readTips lists the commits the repository's refs point at, reading the
+// refs once (git for-each-ref); a tag of a tag is left out.
+func readTips(ctx context.Context) ([]tip, error) {
+	out, err := repo.Git(ctx, nil, "for-each-ref", tipsFormat)
+	if err != nil {
+		return nil, err
 	}
-	if err == nil {
-		listOut, err = w.list.StdoutPipe()
-	}
-	if err == nil {
-		err = w.list.Start()
-	}
-	if err == nil {
-		if err = w.refs.Start(); err != nil {
-			stop()
-			w.list.Wait()
+	var tips []tip
+	for len(out) > 0 {
+		var line []byte
+		line, out, _ = bytes.Cut(out, []byte("\n"))
+		f := strings.Split(string(line), " ")
+		if len(f) != 6 {
+			continue
 		}
+		hex, date := f[0], f[4]
+		if f[1] != "commit" {
+			hex, date = f[2], f[5]
+			if f[3] != "commit" {
+				continue
+			}
+		}
+		id, err := object.ParseID(hex)
+		if err != nil {
+			continue
+		}
+		d, _ := strconv.ParseInt(date, 10, 64)
+		tips = append(tips, tip{id, d})
+	}
+	return tips, nil
+}
+
+// revWalk is git rev-list --parents --timestamp walking from the tips of
+// the repository's own (refs whose values the upstream did not advertise)
+// down to what the advertised ones reach, newest first (by commit date,
+// the order of git's negotiators): the commits the upstream may lack. Its
+// tips come on its standard input, so the refs are not read again; it is
+// read only as far as the negotiation needs, and stopped there.
+type revWalk struct {
+	ctx    context.Context
+	stop   context.CancelFunc
+	cmd    *exec.Cmd
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	done   bool
+}
+
+// startWalk starts the walk from from, not below not.
+func startWalk(ctx context.Context, from, not []object.ID) (*revWalk, error) {
+	ctx, stop := context.WithCancel(ctx)
+	w := &revWalk{ctx: ctx, stop: stop}
+	var in bytes.Buffer
+	for _, id := range from {
+		in.WriteString(id.String() + "\n")
+	}
+	for _, id := range not {
+		in.WriteString("^" + id.String() + "\n")
+	}
+	w.cmd = exec.CommandContext(ctx, "git", "rev-list", "--parents", "--timestamp", "--stdin")
+	w.cmd.Stdin, w.cmd.Stderr = &in, &w.stderr
+	out, err := w.cmd.StdoutPipe()
+	if err == nil {
+		err = w.cmd.Start()
 	}
 	if err != nil {
-		w.failed, w.done = fmt.Errorf("cannot run git: %w", err), true
-		return w
+		stop()
+		return nil, fmt.Errorf("cannot run git: %w", err)
 	}
-	w.out = bufio.NewReaderSize(listOut, 64<<10)
-	go w.feed(refsOut, listIn)
-	return w
+	w.out = bufio.NewReaderSize(out, 64<<10)
+	return w, nil
 }
 
-// feed passes the refs' values on to rev-list, keeping the commits they
-// peel to (a tag of a tag is left to rev-list to peel), and reports how
-// for-each-ref ended.
-func (w *revWalk) feed(from io.Reader, to io.WriteCloser) {
-	sc := bufio.NewScanner(from)
-	bw := bufio.NewWriterSize(to, 64<<10)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+// next reads the next commit of the walk, its date and its parents;
+// io.EOF at its end.
+func (w *revWalk) next() (tip, []object.ID, error) {
+	for !w.done {
+		line, err := w.out.ReadString('\n')
+		if err != nil {
+			return tip{}, nil, err
+		}
+		f := strings.Fields(line)
 		if len(f) < 2 {
 			continue
 		}
-		bw.WriteString(f[0] + "\n")
-		tip := ""
-		switch {
-		case f[1] == "commit":
-			tip = f[0]
-		case len(f) == 4 && f[3] == "commit":
-			tip = f[2]
-		}
-		if id, err := object.ParseID(tip); err == nil {
-			w.tips = append(w.tips, id)
-		}
-	}
-	bw.Flush()
-	to.Close()
-	w.fed <- gitFailure(w.refs, w.refs.Wait(), &w.refsErr)
-}
-
-// tipsRead waits until the refs are read, and returns the commits they
-// point at.
-func (w *revWalk) tipsRead() ([]object.ID, error) {
-	if w.failed != nil {
-		return nil, w.failed
-	}
-	if err := w.refsRead(); err != nil {
-		w.failed = err
-		return nil, err
-	}
-	return w.tips, nil
-}
-
-// refsRead waits for for-each-ref's end, and returns how it failed.
-func (w *revWalk) refsRead() error {
-	if !w.fedDone {
-		w.fedErr, w.fedDone = <-w.fed, true
-	}
-	return w.fedErr
-}
-
-// next reads the next commit of the walk and its parents; io.EOF at its
-// end.
-func (w *revWalk) next() (object.ID, []object.ID, error) {
-	if w.done {
-		return object.ID{}, nil, io.EOF
-	}
-	for {
-		line, err := w.out.ReadString('\n')
-		if err != nil {
-			return object.ID{}, nil, err
-		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
+		date, derr := strconv.ParseInt(f[0], 10, 64)
+		id, err := object.ParseID(f[1])
+		if derr != nil || err != nil {
 			continue
 		}
-		id, err := object.ParseID(f[0])
-		if err != nil {
-			continue
-		}
-		parents := make([]object.ID, 0, len(f)-1)
-		for _, p := range f[1:] {
+		parents := make([]object.ID, 0, len(f)-2)
+		for _, p := range f[2:] {
 			if pid, err := object.ParseID(p); err == nil {
 				parents = append(parents, pid)
 			}
 		}
-		return id, parents, nil
+		return tip{id, date}, parents, nil
 	}
+	return tip{}, nil, io.EOF
 }
 
 // wait ends the walk that stopped with err, and returns why it failed:
 // nil where it read to its end.
 func (w *revWalk) wait(err error) error {
 	if w.done {
-		return w.failed
+		return nil
 	}
 	w.done = true
-	listErr := gitFailure(w.list, w.list.Wait(), &w.listErr)
-	if err := w.refsRead(); w.failed == nil {
-		w.failed = err
-	}
+	werr := w.cmd.Wait()
+	var ee *exec.ExitError
 	switch {
-	case w.failed != nil:
-		return w.failed
-	case listErr != nil:
-		return listErr
+	case errors.As(werr, &ee):
+		return &repo.GitError{Args: w.cmd.Args[1:], Code: ee.ExitCode(), Stderr: w.stderr.String()}
+	case werr != nil:
+		return werr
 	case err != io.EOF:
 		return err
 	}
@@ -178,14 +151,4 @@ func (w *revWalk) close() {
 	if !w.done {
 		w.wait(nil)
 	}
-}
-
-// gitFailure is how a git command that ended with err failed, in git's
-// words: nil where it exited with 0.
-func gitFailure(cmd *exec.Cmd, err error, stderr *bytes.Buffer) error {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return &repo.GitError{Args: cmd.Args[1:], Code: ee.ExitCode(), Stderr: stderr.String()}
-	}
-	return err
 }

@@ -44,9 +44,9 @@ type helper struct {
 	local *repo.Repo        // the repository, once needed
 	store *objstore.Session // its objects, once needed (objects)
 	up    *upstream.Upload  // the upload-pack session list opened
-	// advertised is what the refs of the upload-pack's list point at
-	// (tags peeled too): the negotiator's known common tips.
-	advertised map[object.ID]bool
+	// advertised is what the refs of the upload-pack's list point at,
+	// each with what it peels to: the negotiator's known common tips.
+	advertised map[object.ID]object.ID
 	rp         *upstream.Receive // the receive-pack session list for-push opened
 	hup        *hangup           // stops the helper when git goes away mid-command
 	began      time.Time         // when the session began: the helper's start
@@ -56,6 +56,7 @@ type helper struct {
 	sought    []string   // the batch's "<id> <name>" lines, for a .promisor
 	before    *repoState // the repository at git's first list, fetch or push
 	shallowed bool       // the session wrote $GIT_DIR/shallow
+	swept     bool       // no loose object is broken: the sweep says so
 	ended     bool       // git ended the session with a blank line, not by going away
 	// brokenType is the type the header of each broken object found
 	// still says.

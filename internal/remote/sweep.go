@@ -66,6 +66,12 @@ func (h *helper) sweep(up *upstream.Upload) {
 	if !rec.ThisBoot() || !sameIDs(left, rec.Broken) {
 		sweep.Write(r.ObjectDir, left, h.brokenType)
 	}
+	// Every loose object from before this boot's first session was read
+	// whole (by this session, or by that one, as the record says), none is
+	// left broken: what a crash broke is healed, and a check of the
+	// fetch's connectivity would heal nothing git's own check after it
+	// does not find.
+	h.swept = len(left) == 0
 }
 
 // scan checks every loose object of r and removes the broken copies of

@@ -58,8 +58,13 @@ type negotiation struct {
 	common    []object.ID // acknowledged, sent again in every stateless request
 	acked     map[object.ID]bool
 	gotAck    bool // an acknowledgement came
-	inVain    int  // haves sent since the last new acknowledgement
-	ready     bool // the upstream is ready to send the pack
+	// roundSent and roundAcked count the last v0 round's haves and its
+	// new acknowledgements; probe asks for a round of acknowledged
+	// haves alone (see next).
+	roundSent, roundAcked int
+	probe                 bool
+	inVain                int  // haves sent since the last new acknowledgement
+	ready                 bool // the upstream is ready to send the pack
 }
 
 func newNegotiation(n Negotiator, stateless bool) *negotiation {
@@ -91,10 +96,29 @@ func (g *negotiation) round() []object.ID {
 		size = g.flushAt
 	}
 	haves := g.n.Next(size)
+	g.roundSent, g.roundAcked = len(haves), 0
 	g.sent += len(haves)
 	g.inVain += len(haves)
 	g.flushAt = g.grow(g.flushAt)
 	return haves
+}
+
+// next returns the next v0 round: new haves (round), or, with probe, none
+// but those acknowledged. A v0 upload-pack says "ready" at the end of a
+// round only where every have of it was one it has: a round whose haves
+// were acknowledged in part may have found enough and not said so. A
+// round of acknowledged haves alone (all of them again over a stateless
+// connection, the last one over a stateful one) asks again, at the cost of
+// no new have; where the upstream is not ready, the rounds go on.
+func (g *negotiation) next() (haves []object.ID, probe bool) {
+	if g.probe && !g.ready {
+		g.probe = false
+		if g.stateless {
+			return nil, true
+		}
+		return g.common[len(g.common)-1:], true
+	}
+	return g.round(), false
 }
 
 // ack records an acknowledgement of id; ready says the upstream has found
@@ -102,6 +126,7 @@ func (g *negotiation) round() []object.ID {
 func (g *negotiation) ack(id object.ID, ready bool) {
 	if !g.acked[id] {
 		g.acked[id] = true
+		g.roundAcked++
 		g.common = append(g.common, id)
 		g.n.Ack(id)
 		g.inVain = 0
@@ -132,6 +157,7 @@ func (g *negotiation) readAcks(in *bufio.Reader, f object.Format) error {
 		}
 		line := string(bytes.TrimSuffix(pkt, []byte("\n")))
 		if line == "NAK" {
+			g.probe = !g.ready && g.roundAcked > 0 && g.roundAcked < g.roundSent
 			return nil
 		}
 		if err := g.ackLine(line, f); err != nil {

@@ -70,7 +70,7 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	b.Write(want.Bytes())
 	shallowRead := false
 	if a.caps.Supports(capability.MultiACKDetailed) || a.caps.Supports(capability.MultiACK) {
-		for haves := g.round(); len(haves) > 0; haves = g.round() {
+		for haves, probe := g.next(); len(haves) > 0 || probe; haves, probe = g.next() {
 			if g.stateless {
 				writeHaves(&b, g.common)
 			}
