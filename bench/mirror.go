@@ -67,12 +67,11 @@ func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []in
 		return err
 	}
 	m.up = filepath.Join(dir, "up.git")
-	url, stop, err := upstreamURL(dir, via)
-	if err != nil {
+	var stop func()
+	if m.url, stop, err = upstreamURL(dir, via); err != nil {
 		return err
 	}
 	defer stop()
-	m.url = url
 	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + base}}); err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []in
 	if len(chain) == 0 {
 		return fmt.Errorf("-mirror %q: no commit after %s", spec, base)
 	}
-	fmt.Printf("\nmirror rows: %s over %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, url, c.rounds)
+	fmt.Printf("\nmirror rows: %s over %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, m.url, c.rounds)
 	if err := m.incremental(base, chain); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/object"
 )
@@ -42,25 +43,14 @@ func (h *helper) fetch(cmds []string) error {
 	if err != nil {
 		return err
 	}
-	algorithm, err := negotiation(r.Config)
+	n, err := h.negotiator(r, wants)
 	if err != nil {
 		return err
 	}
 	var haves upstream.Negotiator // none when refetching, as git's noop
-	if !h.set.refetch && algorithm != "noop" {
-		var except map[object.ID]bool
-		if h.set.deepen() {
-			// Deepening asks again for tips the repository has.
-			except = make(map[object.ID]bool, len(wants))
-			for _, id := range wants {
-				except[id] = true
-			}
-		}
-		w := newNegotiator(h.ctx, r, algorithm, h.advertised, except, func(err error) {
-			fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
-		})
-		defer w.Close()
-		haves = w
+	if n != nil {
+		defer n.Close()
+		haves = n
 	}
 	reply := ""
 	if len(wants) > 0 {
@@ -76,6 +66,27 @@ func (h *helper) fetch(cmds []string) error {
 		}
 	}
 	return h.write(reply + "\n")
+}
+
+// negotiator is the negotiator of a fetch of wants into r, as git's
+// configuration names it; nil where no have is sent (noop, and a refetch,
+// as git's). Deepening asks again for tips the repository has: they are
+// not sent.
+func (h *helper) negotiator(r *repo.Repo, wants []object.ID) (*negotiator, error) {
+	algorithm, err := negotiation(r.Config)
+	if err != nil || h.set.refetch || algorithm == "noop" {
+		return nil, err
+	}
+	var except map[object.ID]bool
+	if h.set.deepen() {
+		except = make(map[object.ID]bool, len(wants))
+		for _, id := range wants {
+			except[id] = true
+		}
+	}
+	return newNegotiator(h.ctx, r, algorithm, h.advertised, except, func(err error) {
+		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
+	}), nil
 }
 
 // fetchPack asks the upstream for wants and receives the pack; tips are

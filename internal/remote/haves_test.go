@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ func TestNegotiatorSkipping(t *testing.T) {
 			}
 		}
 	}
-	if want := []int{0, 2, 5, 10, 18, 30, 39}; !equalInts(got, want) {
+	if want := []int{0, 2, 5, 10, 18, 30, 39}; !slices.Equal(got, want) {
 		t.Errorf("sent the commits %v of the line, want %v", got, want)
 	}
 }
@@ -110,16 +111,4 @@ func TestNegotiationConfig(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -152,3 +152,93 @@ func (w *revWalk) close() {
 		w.wait(nil)
 	}
 }
+
+// read reads the walk up to its next have; nil at its end, or once every
+// commit it still has to reach is common. The repository's own tips,
+// sent first, are not sent again.
+func (n *negotiator) read() *object.ID {
+	for {
+		if n.given > 0 && n.live == 0 {
+			n.ended = true // what is left to walk is common
+			n.walk.close()
+			return nil
+		}
+		t, parents, err := n.walk.next()
+		if err != nil {
+			n.ended = true
+			if err = n.walk.wait(err); err != nil && n.given == 0 {
+				n.fallback()
+			}
+			return nil
+		}
+		n.given++
+		if n.take(t.id, parents) && !n.sent[t.id] {
+			return &t.id
+		}
+	}
+}
+
+// mark records what is known of a commit not yet read, keeping count of
+// those not common.
+func (n *negotiator) mark(id object.ID, m mark) {
+	if old, ok := n.pending[id]; ok && !old.common {
+		n.live--
+	}
+	if !m.common {
+		n.live++
+	}
+	n.pending[id] = m
+}
+
+// take decides whether the commit id the walk read is sent, and marks its
+// parents accordingly: skipping.c's ttl (a sent commit's parents skip
+// orig*3/2+1 commits, a skipped one's one fewer than it did, the longer
+// skip winning where lines meet; a root is sent all the same), or
+// default.c's common ancestry.
+func (n *negotiator) take(id object.ID, parents []object.ID) bool {
+	m, ok := n.pending[id]
+	if ok {
+		delete(n.pending, id)
+		if !m.common {
+			n.live--
+		}
+	}
+	send := !m.common && !n.except[id] && (!n.skipping || m.ttl == 0 || len(parents) == 0)
+	for _, p := range parents {
+		pm, seen := n.pending[p]
+		switch {
+		case m.common:
+			pm.common = true
+		case n.skipping:
+			orig, ttl := m.orig, m.ttl-1
+			if m.ttl == 0 {
+				orig = m.orig*3/2 + 1
+				ttl = orig
+			}
+			if seen && pm.orig >= orig {
+				continue
+			}
+			pm.orig, pm.ttl = orig, ttl
+		case seen:
+			continue
+		}
+		n.mark(p, pm)
+	}
+	if send {
+		n.parents[id] = parents
+	}
+	return send
+}
+
+// Ack marks the parents of a commit the upstream has as common: the walk
+// does not send them, nor what they reach.
+func (n *negotiator) Ack(id object.ID) {
+	if n.walk == nil {
+		n.acked[id] = true
+	}
+	for _, p := range n.parents[id] {
+		m := n.pending[p]
+		m.common = true
+		n.mark(p, m)
+	}
+}

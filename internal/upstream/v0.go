@@ -70,28 +70,14 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	b.Write(want.Bytes())
 	shallowRead := false
 	if a.caps.Supports(capability.MultiACKDetailed) || a.caps.Supports(capability.MultiACK) {
-		for haves, probe := g.next(); len(haves) > 0 || probe; haves, probe = g.next() {
-			if g.stateless {
-				writeHaves(&b, g.common)
-			}
-			writeHaves(&b, haves)
-			b.WriteString("0000")
-			in, err := u.t.Request(&b, false)
-			if err != nil {
-				return nil, err
-			}
-			if err := a.readRound(in, p, g, !shallowRead || g.stateless); err != nil {
-				return nil, u.t.Explain(err)
-			}
-			if noDone && g.ready {
-				return a.received(u, req, ureq, p, in, false)
-			}
-			shallowRead = p.Deepened
-			b.Reset()
-			if g.stateless {
-				b.Write(want.Bytes())
-			}
+		in, read, err := a.rounds(u, g, want.Bytes(), &b, p, noDone)
+		switch {
+		case err != nil:
+			return nil, err
+		case in != nil:
+			return a.received(u, req, ureq, p, in, false)
 		}
+		shallowRead = read
 	} else if req.Haves != nil {
 		writeHaves(&b, req.Haves.Next(oneShot))
 	}
@@ -123,6 +109,38 @@ func (a *advert) received(u *Upload, req *FetchRequest, ureq *packp.UploadReques
 	}
 	p.in = &stickyReader{r: demux(p.watch(in), &ureq.Capabilities, req.Progress)}
 	return p, nil
+}
+
+// rounds sends the rounds of haves, the first after what b holds (the
+// wants), each answered before the next; it returns the answer where the
+// pack follows the round the upstream is ready in (noDone), and whether
+// the shallow lines of a deepening were read; b is left with what goes
+// before the request that says "done".
+func (a *advert) rounds(u *Upload, g *negotiation, want []byte, b *bytes.Buffer, p *Pack, noDone bool) (*bufio.Reader, bool, error) {
+	shallowRead := false
+	for haves, probe := g.next(); len(haves) > 0 || probe; haves, probe = g.next() {
+		if g.stateless {
+			writeHaves(b, g.common)
+		}
+		writeHaves(b, haves)
+		b.WriteString("0000")
+		in, err := u.t.Request(b, false)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := a.readRound(in, p, g, !shallowRead || g.stateless); err != nil {
+			return nil, false, u.t.Explain(err)
+		}
+		if noDone && g.ready {
+			return in, shallowRead, nil
+		}
+		shallowRead = p.Deepened
+		b.Reset()
+		if g.stateless {
+			b.Write(want)
+		}
+	}
+	return nil, shallowRead, nil
 }
 
 // oneShot is how many haves go to an upstream that cannot negotiate in

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
@@ -74,47 +73,6 @@ func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	caps.Set(capability.Sideband64k) // a v2 pack always comes in side-band-64k
 	p.in = &stickyReader{r: demux(p.watch(in), &caps, req.Progress)}
 	return p, nil
-}
-
-// readV2Acks reads the acknowledgments section of an answer to a fetch
-// without "done": "NAK" or "ACK <id>" lines, then "ready" and a delim
-// where the pack follows, else a flush that ends the answer.
-func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
-	var buf []byte
-	pkt, special, err := transport.ReadPacket(in, &buf)
-	switch {
-	case err == io.EOF:
-		return errNoPack
-	case err != nil:
-		return err
-	case special != 0 || string(pkt) != "acknowledgments\n":
-		return fmt.Errorf("expected 'acknowledgments', received '%s'", mask.Name(strings.TrimSuffix(string(pkt), "\n")))
-	}
-	for {
-		pkt, special, err := transport.ReadPacket(in, &buf)
-		line := strings.TrimSuffix(string(pkt), "\n")
-		switch {
-		case err != nil:
-			return err
-		case special == transport.FlushPkt && !g.ready:
-			return nil
-		case special == transport.DelimPkt && g.ready:
-			return nil
-		case special != 0:
-			return fmt.Errorf("error processing acks: a %s packet", specialName(special))
-		case line == "NAK" && !g.ready:
-		case line == "ready":
-			g.ready = true
-		case strings.HasPrefix(line, "ACK ") && !g.ready:
-			id, ok := parseID([]byte(line[len("ACK "):]), f)
-			if !ok {
-				return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
-			}
-			g.ack(id, false)
-		default:
-			return fmt.Errorf("unexpected acknowledgment line: '%s'", mask.Name(line))
-		}
-	}
 }
 
 // readSections reads the sections of a v2 answer to a fetch that sent
