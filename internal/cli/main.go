@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,7 +26,8 @@ type Command func(ctx context.Context, args []string, env proc.Env) error
 // the standard streams and the environment are its Env, and its error
 // becomes git's message and exit code; an interrupted command exits with
 // 128 plus the signal's number, as a process the signal killed would.
-// After the first signal, the next one has its default effect. A lone
+// After the first signal, a second SIGINT has its default effect; SIGTERM
+// and SIGHUP only ever end the context. A lone
 // --version prints Version instead. It does not return.
 func Main(run Command) { runMain(run, false) }
 
@@ -42,14 +44,22 @@ func runMain(run Command, child bool) {
 	limitMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, caughtSignals()...)
-	var caught atomic.Int32
+	caught := caughtSignals()
+	caughtInterrupt := slices.Contains(caught, os.Interrupt)
+	signal.Notify(sigs, caught...)
+	var got atomic.Int32
 	go func() {
 		if s, ok := <-sigs; ok {
 			if n, ok := s.(syscall.Signal); ok {
-				caught.Store(int32(n))
+				got.Store(int32(n))
 			}
-			signal.Stop(sigs)
+			// A second interrupt from the terminal has its default
+			// effect. SIGTERM and SIGHUP again are the same request (a
+			// process group stopped, and git passing the signal on to
+			// the child it runs): the clean-up goes on.
+			if caughtInterrupt {
+				signal.Reset(os.Interrupt)
+			}
 			cancel()
 		}
 	}()
@@ -62,7 +72,7 @@ func runMain(run Command, child bool) {
 	})
 	signal.Stop(sigs)
 	code := Exit(err, os.Stdout, os.Stderr)
-	if n := caught.Load(); n != 0 && errors.Is(err, context.Canceled) {
+	if n := got.Load(); n != 0 && errors.Is(err, context.Canceled) {
 		code = 128 + int(n)
 	}
 	cancel()

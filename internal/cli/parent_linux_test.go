@@ -30,16 +30,19 @@ func TestMain(m *testing.M) {
 }
 
 // TestGroupStoppedHelperCleansUp: a process group stopped with SIGTERM —
-// the parent (git) exits at once, the helper is asked to stop by the same
-// signal — lets the helper finish its clean-up: the parent's end is not a
-// second SIGTERM that kills it halfway.
+// the parent (git) passes the signal on and exits at once, the helper is
+// asked to stop by the same signal — lets the helper finish its clean-up:
+// neither the SIGTERM passed on nor the parent's end kills it halfway.
 func TestGroupStoppedHelperCleansUp(t *testing.T) {
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := filepath.Join(t.TempDir(), "done")
-	parent := exec.Command("sh", "-c", `"$0" -test.run=none & wait`, bin)
+	// The parent passes SIGTERM on to its child before it exits, as git
+	// does for the helper it runs (clean_on_exit): the helper gets it
+	// twice, and its parent's death after.
+	parent := exec.Command("sh", "-c", `trap 'sleep 0.1; kill -TERM $c' TERM; "$0" -test.run=none & c=$!; wait`, bin)
 	parent.Env = append(os.Environ(), helperEnv+"="+done)
 	parent.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := parent.Start(); err != nil {

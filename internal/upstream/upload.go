@@ -121,8 +121,8 @@ func (r *Remote) warn(msg string) {
 // errNoPack is an answer to a fetch that ends before it starts.
 var errNoPack = errors.New("no pack")
 
-// Fetch asks for the pack of req.Wants, all the haves and "done" in one
-// request (the helper negotiates in a single round), and returns the
-// answer once what comes before the pack is read: over v0, the shallow
-// lines and acknowledgements.
+// Fetch asks for the pack of req.Wants, negotiating in rounds of the haves
+// req.Haves gives (see negotiation), and returns the answer once what
+// comes before the pack is read: over v0, the shallow lines and
+// acknowledgements; over v2, the sections before the pack.
 func (u *Upload) Fetch(req *FetchRequest) (*Pack, error) { return u.d.fetch(u, req) }

@@ -18,8 +18,9 @@ import (
 // session is one service's session over git's smart HTTP protocol, as
 // git's remote-curl speaks it: the advertisement is the body of GET
 // …/info/refs?service=<service>, each request the body of a POST to
-// …/<service>, answered in the response's body. It is stateless: a fetch
-// sends its wants, its haves and done in one request. Every request goes
+// …/<service>, answered in the response's body. It is stateless: each
+// round of a fetch's negotiation is a request of its own, with the wants
+// and the haves acknowledged so far again. Every request goes
 // through the dialer's client (its settings, the redirect policy, the
 // low-speed watch) with the credentials and extra headers of the origin
 // it goes to.
