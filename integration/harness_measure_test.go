@@ -34,6 +34,12 @@ import (
 )
 
 func main() {
+	// Ahead of the other work of the machine where it may (root): a
+	// loaded machine's CPUs let the collector fall behind and the peak
+	// grow with the load, not with what the command holds (measured
+	// under three busy loops: 57 MiB median at the same priority, 52 at
+	// -10, 51 on a quiet machine).
+	syscall.Setpriority(syscall.PRIO_PROCESS, 0, -10)
 	c := exec.Command(os.Args[2], os.Args[3:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	c.Run()
