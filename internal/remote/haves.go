@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"sort"
 
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
@@ -36,11 +37,13 @@ import (
 type negotiator struct {
 	ctx        context.Context
 	repo       *repo.Repo
-	advertised map[object.ID]object.ID // the upstream's tips, and what they peel to
-	except     map[object.ID]bool      // never sent (the wants of a deepening)
+	advertised map[object.ID]advertisedTip // the upstream's tips
+	except     map[object.ID]bool          // never sent (the wants of a deepening)
 	skipping   bool
 	started    bool
-	tips       []object.ID // not yet sent: the repository's own, then the advertised
+	tips       []object.ID // the repository's own tips not yet sent
+	knownTips  []object.ID // the advertised ones held, peeled, not yet sent
+	ownDone    bool        // the round of the own tips is over
 	sent       map[object.ID]bool
 	acked      map[object.ID]bool // acknowledged before the walk began
 	own, known []object.ID        // the values of the refs, not advertised and advertised
@@ -51,6 +54,14 @@ type negotiator struct {
 	given      int                       // commits read from the walk
 	ended      bool                      // the walk is over, or never to be
 	warn       func(error)
+}
+
+// advertisedTip is what a ref the upstream advertised points at: peeled
+// (a tag's "^{}" line; else itself), and where in the advertisement it came
+// first.
+type advertisedTip struct {
+	peeled object.ID
+	order  int
 }
 
 // mark is what a commit's children said of it before the walk reached it.
@@ -64,7 +75,7 @@ type mark struct {
 // newNegotiator returns the negotiator of a fetch into r; algorithm is
 // "consecutive" or "skipping". warn is told when the refs cannot be
 // walked at all.
-func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]object.ID, except map[object.ID]bool, warn func(error)) *negotiator {
+func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]advertisedTip, except map[object.ID]bool, warn func(error)) *negotiator {
 	return &negotiator{ctx: ctx, repo: r, advertised: advertised, except: except, skipping: algorithm == "skipping",
 		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, sent: map[object.ID]bool{}, acked: map[object.ID]bool{}, warn: warn}
 }
@@ -86,28 +97,34 @@ func (n *negotiator) start() {
 		return
 	}
 	seen := make(map[object.ID]bool, len(values))
-	var known []object.ID
+	var known []advertisedTip
 	for _, v := range values {
 		if seen[v] {
 			continue
 		}
 		seen[v] = true
-		if peeled, ok := n.advertised[v]; ok {
+		if a, ok := n.advertised[v]; ok {
 			n.known = append(n.known, v)
-			known = append(known, peeled)
-		} else {
-			n.own = append(n.own, v)
+			known = append(known, a)
+		} else if n.own = append(n.own, v); !n.except[v] {
+			n.tips = append(n.tips, v)
 		}
 	}
-	for _, id := range append(append([]object.ID{}, n.own...), known...) {
-		if !n.except[id] {
-			n.tips = append(n.tips, id)
+	sort.Slice(known, func(i, j int) bool { return known[i].order < known[j].order })
+	for _, a := range known {
+		if !n.except[a.peeled] {
+			n.knownTips = append(n.knownTips, a.peeled)
 		}
 	}
 	n.ended = len(n.own) == 0
 }
 
-// Next returns up to max more haves: the tips first, then the walk's.
+// Next returns up to max more haves: the repository's own tips, in a
+// round of their own; then the advertised ones, in the advertisement's
+// order (branches before pull requests and tags); then the walk's. A
+// round that reaches the walk before it starts ends there: where the tips
+// end the negotiation, as the old values of a mirror's refs mostly do, no
+// walk starts.
 func (n *negotiator) Next(max int) []object.ID {
 	if !n.started {
 		n.start()
@@ -118,10 +135,13 @@ func (n *negotiator) Next(max int) []object.ID {
 		switch {
 		case len(n.tips) > 0:
 			id, n.tips = &n.tips[0], n.tips[1:]
+		case len(out) > 0 && !n.ownDone:
+			n.ownDone = true
+			return out
+		case len(n.knownTips) > 0:
+			n.ownDone = true
+			id, n.knownTips = &n.knownTips[0], n.knownTips[1:]
 		case n.ended, n.walk == nil && len(out) > 0:
-			// A round of tips alone goes first: where it ends the
-			// negotiation, as the old values of a mirror's refs mostly
-			// do, no walk starts.
 			return out
 		case n.walk == nil && !n.startWalk():
 			continue // the fallback's tips, if any

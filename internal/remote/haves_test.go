@@ -63,7 +63,7 @@ func TestNegotiatorConsecutive(t *testing.T) {
 	}
 	n.Close()
 
-	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]object.ID{ids[0]: ids[0]}, nil, nil)
+	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]advertisedTip{ids[0]: {peeled: ids[0]}}, nil, nil)
 	defer n.Close()
 	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.walk != nil {
 		t.Errorf("haves %v (a walk: %v), want the advertised tip alone, without a walk", got, n.walk != nil)

@@ -38,7 +38,7 @@ func (h *helper) list(forPush bool) error {
 		if h.up != nil {
 			h.up.Close()
 		}
-		lw := &listWriter{w: w, funny: h.funnyRef, formats: h.set.objectFormat, tips: map[object.ID]object.ID{}}
+		lw := &listWriter{w: w, funny: h.funnyRef, formats: h.set.objectFormat, tips: map[object.ID]advertisedTip{}}
 		up, err := h.remote.OpenUpload(lw)
 		if err != nil {
 			return err

@@ -57,9 +57,9 @@ func writeRefs(w *bufio.Writer, adv *upstream.Advertisement, head bool, funny fu
 type listWriter struct {
 	w     *bufio.Writer
 	funny func(string)
-	// tips, when not nil, takes what each ref listed points at, and
-	// what that peels to (a tag's "^{}" line; itself for any other).
-	tips    map[object.ID]object.ID
+	// tips, when not nil, takes what each ref listed points at (see
+	// advertisedTip).
+	tips    map[object.ID]advertisedTip
 	lastTag object.ID // the value of the last ref listed, for its "^{}"
 	noHead  bool      // list for-push: no HEAD line
 	started bool
@@ -114,10 +114,11 @@ func (l *listWriter) Symref(from, to string) {
 func (l *listWriter) Ref(name []byte, id object.ID) error {
 	l.start()
 	if l.tips != nil {
-		if bytes.HasSuffix(name, []byte("^{}")) {
-			l.tips[l.lastTag] = id
+		if t, ok := l.tips[l.lastTag]; ok && bytes.HasSuffix(name, []byte("^{}")) {
+			t.peeled = id
+			l.tips[l.lastTag] = t
 		} else if _, ok := l.tips[id]; !ok {
-			l.tips[id] = id
+			l.tips[id] = advertisedTip{peeled: id, order: len(l.tips)}
 		}
 		l.lastTag = id
 	}

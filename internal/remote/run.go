@@ -44,9 +44,9 @@ type helper struct {
 	local *repo.Repo        // the repository, once needed
 	store *objstore.Session // its objects, once needed (objects)
 	up    *upstream.Upload  // the upload-pack session list opened
-	// advertised is what the refs of the upload-pack's list point at,
-	// each with what it peels to: the negotiator's known common tips.
-	advertised map[object.ID]object.ID
+	// advertised is what the refs of the upload-pack's list point at:
+	// the negotiator's known common tips.
+	advertised map[object.ID]advertisedTip
 	rp         *upstream.Receive // the receive-pack session list for-push opened
 	hup        *hangup           // stops the helper when git goes away mid-command
 	began      time.Time         // when the session began: the helper's start
