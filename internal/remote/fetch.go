@@ -38,7 +38,6 @@ func (h *helper) fetch(cmds []string) error {
 		}
 	}
 	h.line.Batches++
-	tips := wants // what the refs git asked for point at
 	r, err := h.repository()
 	if err != nil {
 		return err
@@ -52,18 +51,16 @@ func (h *helper) fetch(cmds []string) error {
 		defer n.Close()
 		haves = n
 	}
+	rcv, err := h.fetchPack(r.GitDir, wants, haves)
+	if err != nil {
+		return err
+	}
 	reply := ""
-	if len(wants) > 0 {
-		rcv, err := h.fetchPack(r.GitDir, wants, haves, tips)
-		if err != nil {
-			return err
-		}
-		if rcv.lock != "" {
-			reply += "lock " + rcv.lock + "\n"
-		}
-		if rcv.connected && h.set.checkConn {
-			reply += "connectivity-ok\n"
-		}
+	if rcv.lock != "" {
+		reply += "lock " + rcv.lock + "\n"
+	}
+	if rcv.connected && h.set.checkConn {
+		reply += "connectivity-ok\n"
 	}
 	return h.write(reply + "\n")
 }
@@ -89,9 +86,9 @@ func (h *helper) negotiator(r *repo.Repo, wants []object.ID) (*negotiator, error
 	}), nil
 }
 
-// fetchPack asks the upstream for wants and receives the pack; tips are
-// what every ref git asked for points at.
-func (h *helper) fetchPack(gitDir string, wants []object.ID, haves upstream.Negotiator, tips []object.ID) (received, error) {
+// fetchPack asks the upstream for wants, what every ref git asked for
+// points at, and receives the pack.
+func (h *helper) fetchPack(gitDir string, wants []object.ID, haves upstream.Negotiator) (received, error) {
 	up := h.up
 	h.up = nil // a v0 session serves one request
 	if up == nil {
@@ -133,7 +130,7 @@ func (h *helper) fetchPack(gitDir string, wants []object.ID, haves upstream.Nego
 	if err != nil {
 		return received{}, err
 	}
-	synced, connected, err := h.afterPack(up, pack, gitDir, shallow, tips, rcv.connected)
+	synced, connected, err := h.afterPack(up, pack, gitDir, shallow, wants, rcv.connected)
 	rcv.connected = connected
 	rcv.stats.Stats = plus(rcv.stats.Stats, synced)
 	h.account(rcv.stats, err)

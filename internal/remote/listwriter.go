@@ -60,7 +60,7 @@ type listWriter struct {
 	// tips, when not nil, takes what each ref listed points at (see
 	// advertisedTip).
 	tips    map[object.ID]advertisedTip
-	lastTag object.ID // the value of the last ref listed, for its "^{}"
+	last    object.ID // the value of the last ref listed, for its "^{}"
 	noHead  bool      // list for-push: no HEAD line
 	started bool
 	// formats: git asked for ":object-format <name>" before the refs
@@ -114,13 +114,13 @@ func (l *listWriter) Symref(from, to string) {
 func (l *listWriter) Ref(name []byte, id object.ID) error {
 	l.start()
 	if l.tips != nil {
-		if t, ok := l.tips[l.lastTag]; ok && bytes.HasSuffix(name, []byte("^{}")) {
+		if t, ok := l.tips[l.last]; ok && bytes.HasSuffix(name, []byte("^{}")) {
 			t.peeled = id
-			l.tips[l.lastTag] = t
+			l.tips[l.last] = t
 		} else if _, ok := l.tips[id]; !ok {
 			l.tips[id] = advertisedTip{peeled: id, order: len(l.tips)}
 		}
-		l.lastTag = id
+		l.last = id
 	}
 	switch {
 	case string(name) == "HEAD":

@@ -4,60 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
 
-// tip is a commit a ref points at (through a tag), with its commit date.
-type tip struct {
-	id   object.ID
-	date int64
-}
-
-// tipsFormat lists a ref's object and type, for a tag the object and type
-// it points at, and the commit date of either.
-const tipsFormat = "--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype) %(committerdate:unix) %(*committerdate:unix)"
-
-// readTips lists the commits the repository's refs point at, reading the
-// refs once (git for-each-ref); a tag of a tag is left out.
-func readTips(ctx context.Context) ([]tip, error) {
-	out, err := repo.Git(ctx, nil, "for-each-ref", tipsFormat)
-	if err != nil {
-		return nil, err
-	}
-	var tips []tip
-	for len(out) > 0 {
-		var line []byte
-		line, out, _ = bytes.Cut(out, []byte("\n"))
-		f := strings.Split(string(line), " ")
-		if len(f) != 6 {
-			continue
-		}
-		hex, date := f[0], f[4]
-		if f[1] != "commit" {
-			hex, date = f[2], f[5]
-			if f[3] != "commit" {
-				continue
-			}
-		}
-		id, err := object.ParseID(hex)
-		if err != nil {
-			continue
-		}
-		d, _ := strconv.ParseInt(date, 10, 64)
-		tips = append(tips, tip{id, d})
-	}
-	return tips, nil
-}
-
-// revWalk is git rev-list --parents --timestamp walking from the tips of
+// revWalk is git rev-list --parents walking from the tips of
 // the repository's own (refs whose values the upstream did not advertise)
 // down to what the advertised ones reach, newest first (by commit date,
 // the order of git's negotiators): the commits the upstream may lack. Its
@@ -83,7 +39,7 @@ func startWalk(ctx context.Context, from, not []object.ID) (*revWalk, error) {
 	for _, id := range not {
 		in.WriteString("^" + id.String() + "\n")
 	}
-	w.cmd = exec.CommandContext(ctx, "git", "rev-list", "--parents", "--timestamp", "--stdin")
+	w.cmd = exec.CommandContext(ctx, "git", "rev-list", "--parents", "--stdin")
 	w.cmd.Stdin, w.cmd.Stderr = &in, &w.stderr
 	out, err := w.cmd.StdoutPipe()
 	if err == nil {
@@ -97,32 +53,31 @@ func startWalk(ctx context.Context, from, not []object.ID) (*revWalk, error) {
 	return w, nil
 }
 
-// next reads the next commit of the walk, its date and its parents;
-// io.EOF at its end.
-func (w *revWalk) next() (tip, []object.ID, error) {
+// next reads the next commit of the walk and its parents; io.EOF at its
+// end.
+func (w *revWalk) next() (object.ID, []object.ID, error) {
 	for !w.done {
 		line, err := w.out.ReadString('\n')
 		if err != nil {
-			return tip{}, nil, err
+			return object.ID{}, nil, err
 		}
 		f := strings.Fields(line)
-		if len(f) < 2 {
+		if len(f) == 0 {
 			continue
 		}
-		date, derr := strconv.ParseInt(f[0], 10, 64)
-		id, err := object.ParseID(f[1])
-		if derr != nil || err != nil {
+		id, err := object.ParseID(f[0])
+		if err != nil {
 			continue
 		}
-		parents := make([]object.ID, 0, len(f)-2)
-		for _, p := range f[2:] {
+		parents := make([]object.ID, 0, len(f)-1)
+		for _, p := range f[1:] {
 			if pid, err := object.ParseID(p); err == nil {
 				parents = append(parents, pid)
 			}
 		}
-		return tip{id, date}, parents, nil
+		return id, parents, nil
 	}
-	return tip{}, nil, io.EOF
+	return object.ID{}, nil, io.EOF
 }
 
 // wait ends the walk that stopped with err, and returns why it failed:
@@ -133,10 +88,10 @@ func (w *revWalk) wait(err error) error {
 	}
 	w.done = true
 	werr := w.cmd.Wait()
-	var ee *exec.ExitError
+	if ge, ok := repo.AsGitError(w.cmd.Args[1:], werr, w.stderr.String()); ok {
+		return ge
+	}
 	switch {
-	case errors.As(werr, &ee):
-		return &repo.GitError{Args: w.cmd.Args[1:], Code: ee.ExitCode(), Stderr: w.stderr.String()}
 	case werr != nil:
 		return werr
 	case err != io.EOF:
@@ -163,7 +118,7 @@ func (n *negotiator) read() *object.ID {
 			n.walk.close()
 			return nil
 		}
-		t, parents, err := n.walk.next()
+		id, parents, err := n.walk.next()
 		if err != nil {
 			n.ended = true
 			if err = n.walk.wait(err); err != nil && n.given == 0 {
@@ -172,8 +127,8 @@ func (n *negotiator) read() *object.ID {
 			return nil
 		}
 		n.given++
-		if n.take(t.id, parents) && !n.sent[t.id] {
-			return &t.id
+		if n.take(id, parents) && !n.sent[id] {
+			return &id
 		}
 	}
 }

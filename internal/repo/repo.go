@@ -45,6 +45,16 @@ func (e *GitError) Error() string {
 	return msg
 }
 
+// AsGitError returns git's own failure where git, run with args, exited
+// with a code (err an *exec.ExitError), with what it printed on stderr.
+func AsGitError(args []string, err error, stderr string) (*GitError, bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, false
+	}
+	return &GitError{Args: args, Code: ee.ExitCode(), Stderr: stderr}, true
+}
+
 // git runs git with args in dir (the current directory when "").
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return run(ctx, dir, nil, args)
@@ -66,9 +76,8 @@ func run(ctx context.Context, dir string, in []byte, args []string) ([]byte, err
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, &GitError{Args: args, Code: ee.ExitCode(), Stderr: errb.String()}
+		if ge, ok := AsGitError(args, err, errb.String()); ok {
+			return nil, ge
 		}
 		return nil, fmt.Errorf("cannot run git: %w", err)
 	}
