@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
+
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 	"github.com/git-durable/git-durable/object"
@@ -21,20 +23,6 @@ type Negotiator interface {
 	// need not be sent.
 	Ack(id object.ID)
 }
-
-// HaveList is a Negotiator of a list of haves, given in its order.
-type HaveList []object.ID
-
-// Next returns the next n haves of the list.
-func (l *HaveList) Next(n int) []object.ID {
-	n = min(n, len(*l))
-	next := (*l)[:n:n]
-	*l = (*l)[n:]
-	return next
-}
-
-// Ack does nothing: the list is sent whole.
-func (l *HaveList) Ack(object.ID) {}
 
 // Round sizes and the give-up rule of git's fetch-pack.c: 16 haves first;
 // then, over a stateless connection (HTTP, protocol v2), twice as many up
@@ -58,7 +46,6 @@ type negotiation struct {
 	sent      int         // the haves sent so far
 	common    []object.ID // acknowledged, sent again in every stateless request
 	acked     map[object.ID]bool
-	gotAck    bool // an acknowledgement came
 	// roundSent and roundAcked count the last v0 round's haves and its
 	// new acknowledgements; probe asks for a round of acknowledged
 	// haves alone (see next).
@@ -89,7 +76,7 @@ func (g *negotiation) grow(count int) int {
 // round returns the next round's new haves (v0: up to the next flush
 // point), none when the negotiation is over.
 func (g *negotiation) round() []object.ID {
-	if g.ready || g.n == nil || g.gotAck && g.inVain >= maxInVain {
+	if g.ready || g.n == nil || len(g.common) > 0 && g.inVain >= maxInVain {
 		return nil
 	}
 	size := g.flushAt - g.sent
@@ -132,15 +119,13 @@ func (g *negotiation) ack(id object.ID, ready bool) {
 		g.n.Ack(id)
 		g.inVain = 0
 	}
-	g.gotAck = true
 	g.ready = g.ready || ready
 }
 
-// writeHaves writes "have" lines of ids.
+// writeHaves writes "have" lines of ids, in their order.
 func writeHaves(w *bytes.Buffer, ids []object.ID) {
 	for _, id := range ids {
-		fmt.Fprintf(w, "%04x", 4+len("have \n")+len(id.String()))
-		w.WriteString("have " + id.String() + "\n")
+		pktline.Writef(w, "have %s\n", id)
 	}
 }
 

@@ -128,8 +128,7 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format, withShallow bool) err
 		return errNoPack
 	}
 	if withShallow {
-		var err error
-		if p.Shallow, p.Unshallow, err = readShallowLines(in, f); err != nil {
+		if err := p.readShallowLines(in, f); err != nil {
 			return err
 		}
 	}
@@ -151,32 +150,50 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format, withShallow bool) err
 	}
 }
 
-// readShallowLines reads v0's shallow and unshallow lines up to a flush.
-func readShallowLines(in *bufio.Reader, f object.Format) (shallow, unshallow []object.ID, err error) {
+// readShallowLines reads v0's shallow and unshallow lines up to a flush,
+// in place of those read before (a stateless upstream sends them in the
+// answer to every round).
+func (p *Pack) readShallowLines(in *bufio.Reader, f object.Format) error {
+	p.Shallow, p.Unshallow = nil, nil
 	var buf []byte
 	for {
 		pkt, err := transport.ReadPkt(in, &buf)
-		line := bytes.TrimSuffix(pkt, []byte("\n"))
-		var list *[]object.ID
-		var hex []byte
 		switch {
 		case err != nil:
-			return nil, nil, err
-		case line == nil:
-			return shallow, unshallow, nil
-		case bytes.HasPrefix(line, []byte("shallow ")):
-			list, hex = &shallow, line[len("shallow "):]
-		case bytes.HasPrefix(line, []byte("unshallow ")):
-			list, hex = &unshallow, line[len("unshallow "):]
-		default:
-			return nil, nil, fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
+			return err
+		case pkt == nil:
+			return nil
 		}
-		id, ok := parseID(hex, f)
-		if !ok {
-			return nil, nil, fmt.Errorf("invalid %s line: %s", bytes.Fields(line)[0], mask.Name(string(line)))
+		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f, false); err != nil {
+			return err
 		}
-		*list = append(*list, id)
 	}
+}
+
+// shallowLine takes a "shallow <id>" or "unshallow <id>" line into the
+// pack's lists. A bad id is an "invalid shallow line", or over v0 an
+// "invalid unshallow line" where it was one, in fetch-pack's words.
+func (p *Pack) shallowLine(line []byte, f object.Format, v2 bool) error {
+	var list *[]object.ID
+	var hex []byte
+	kind := "shallow"
+	switch {
+	case bytes.HasPrefix(line, []byte("shallow ")):
+		list, hex = &p.Shallow, line[len("shallow "):]
+	case bytes.HasPrefix(line, []byte("unshallow ")):
+		list, hex = &p.Unshallow, line[len("unshallow "):]
+		if !v2 {
+			kind = "unshallow"
+		}
+	default:
+		return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
+	}
+	id, ok := parseID(hex, f)
+	if !ok {
+		return fmt.Errorf("invalid %s line: %s", kind, mask.Name(string(line)))
+	}
+	*list = append(*list, id)
+	return nil
 }
 
 // ackNext reports whether the next packet is an ACK or a NAK: the pack,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-git/go-git/v6/plumbing/format/pktline"
 	"github.com/go-git/go-git/v6/plumbing/protocol/capability"
 	"github.com/go-git/go-git/v6/plumbing/protocol/packp"
 
@@ -86,7 +87,7 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	}
 	// "done", with no flush before it: a stateless upload-pack (HTTP)
 	// answers a flush and ends the request there.
-	b.WriteString("0009done\n")
+	pktline.Writeln(&b, "done")
 	in, err := u.t.Request(&b, false)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (a *advert) rounds(u *Upload, g *negotiation, want []byte, b *bytes.Buffer,
 			writeHaves(b, g.common)
 		}
 		writeHaves(b, haves)
-		b.WriteString("0000")
+		pktline.WriteFlush(b)
 		in, err := u.t.Request(b, false)
 		if err != nil {
 			return nil, false, err
@@ -153,8 +154,7 @@ const oneShot = 1024
 // then the acknowledgements up to the NAK.
 func (a *advert) readRound(in *bufio.Reader, p *Pack, g *negotiation, withShallow bool) error {
 	if p.Deepened && withShallow {
-		var err error
-		if p.Shallow, p.Unshallow, err = readShallowLines(in, a.format); err != nil {
+		if err := p.readShallowLines(in, a.format); err != nil {
 			return err
 		}
 	}

@@ -177,7 +177,7 @@ func TestFetchV2Request(t *testing.T) {
 	w := &recorder{answer: pktsV2("acknowledgments\n", "ACK "+oid2+"\n", "ready\n", "0001",
 		"shallow-info\n", "shallow "+oid1+"\n", "0001", "packfile\n", "\x01PACK", "")}
 	u := &Upload{r: &Remote{URL: "u"}, t: w, d: a}
-	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: &HaveList{have}, Shallows: []object.ID{have},
+	p, err := u.Fetch(&FetchRequest{Wants: []object.ID{want}, Haves: &haveList{have}, Shallows: []object.ID{have},
 		Depth: 2, DeepenRelative: true, IncludeTag: true, NoProgress: true})
 	if err != nil {
 		t.Fatal(err)

@@ -123,22 +123,9 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 		case special != 0:
 			return fmt.Errorf("error processing shallow info: a %s packet", specialName(special))
 		}
-		line := bytes.TrimSuffix(pkt, []byte("\n"))
-		var list *[]object.ID
-		var hex []byte
-		switch {
-		case bytes.HasPrefix(line, []byte("shallow ")):
-			list, hex = &p.Shallow, line[len("shallow "):]
-		case bytes.HasPrefix(line, []byte("unshallow ")):
-			list, hex = &p.Unshallow, line[len("unshallow "):]
-		default:
-			return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
+		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f, true); err != nil {
+			return err
 		}
-		id, ok := parseID(hex, f)
-		if !ok {
-			return fmt.Errorf("invalid shallow line: %s", mask.Name(string(line)))
-		}
-		*list = append(*list, id)
 	}
 }
 
