@@ -3,6 +3,7 @@ package upstream
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -53,6 +54,10 @@ type negotiation struct {
 	probe                 bool
 	inVain                int  // haves sent since the last new acknowledgement
 	ready                 bool // the upstream is ready to send the pack
+	// over: a v0 upstream acknowledged a have with a plain ACK, as one
+	// without multi_ack acknowledges the first it has; fetch-pack sends
+	// no more haves then, and "done".
+	over bool
 }
 
 func newNegotiation(n Negotiator, stateless bool) *negotiation {
@@ -76,7 +81,7 @@ func (g *negotiation) grow(count int) int {
 // round returns the next round's new haves (v0: up to the next flush
 // point), none when the negotiation is over.
 func (g *negotiation) round() []object.ID {
-	if g.ready || g.n == nil || len(g.common) > 0 && g.inVain >= maxInVain {
+	if g.ready || g.over || g.n == nil || len(g.common) > 0 && g.inVain >= maxInVain {
 		return nil
 	}
 	size := g.flushAt - g.sent
@@ -99,7 +104,7 @@ func (g *negotiation) round() []object.ID {
 // connection, the last one over a stateful one) asks again, at the cost of
 // no new have; where the upstream is not ready, the rounds go on.
 func (g *negotiation) next() (haves []object.ID, probe bool) {
-	if g.probe && !g.ready {
+	if g.probe && !g.ready && !g.over {
 		g.probe = false
 		if g.stateless {
 			return nil, true
@@ -130,47 +135,58 @@ func writeHaves(w *bytes.Buffer, ids []object.ID) {
 }
 
 // readAcks reads a v0 round's answer up to its NAK: "ACK <id> common",
-// "ready" or "continue" (multi_ack) each acknowledge a have.
+// "ready" or "continue" (multi_ack) each acknowledge a have; a plain "ACK
+// <id>" (or one with a status fetch-pack does not know) ends the
+// negotiation there, as in fetch-pack's find_common.
 func (g *negotiation) readAcks(in *bufio.Reader, f object.Format) error {
 	var buf []byte
 	for {
 		pkt, err := transport.ReadPkt(in, &buf)
-		if err == io.EOF {
-			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got EOF")
-		}
-		if err != nil {
+		switch {
+		case err == io.EOF:
+			return errHungUp
+		case err != nil:
 			return err
+		case pkt == nil:
+			return errors.New("git fetch-pack: expected ACK/NAK, got a flush packet")
 		}
 		line := string(bytes.TrimSuffix(pkt, []byte("\n")))
 		if line == "NAK" {
 			g.probe = !g.ready && g.roundAcked > 0 && g.roundAcked < g.roundSent
 			return nil
 		}
-		if err := g.ackLine(line, f); err != nil {
+		if err := g.ackLine(line, f); err != nil || g.over {
 			return err
 		}
 	}
 }
 
+// errHungUp is an answer that ends where fetch-pack reads on.
+var errHungUp = errors.New("the remote end hung up unexpectedly")
+
 // ackLine takes one "ACK <id>[ common| ready| continue]" line.
 func (g *negotiation) ackLine(line string, f object.Format) error {
-	rest, ok := bytes.CutPrefix([]byte(line), []byte("ACK "))
+	rest, ok := strings.CutPrefix(line, "ACK ")
 	if ok {
-		hex, status, _ := bytes.Cut(rest, []byte(" "))
-		if id, idOK := parseID(hex, f); idOK {
-			switch string(status) {
+		hex, status, _ := strings.Cut(rest, " ")
+		if id, idOK := parseID([]byte(hex), f); idOK {
+			switch status {
 			case "common", "continue", "ready":
-				g.ack(id, string(status) == "ready")
-				return nil
+				g.ack(id, status == "ready")
+			default:
+				g.ack(id, false)
+				g.over = true
 			}
+			return nil
 		}
 	}
 	return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
 }
 
 // readV2Acks reads the acknowledgments section of an answer to a fetch
-// without "done": "NAK" or "ACK <id>" lines, then "ready" and a delim
-// where the pack follows, else a flush that ends the answer.
+// without "done": "NAK", "ACK <id>" and "ready" lines, in any order as
+// fetch-pack's process_ack takes them, then a delim where the upstream
+// said "ready" (the pack follows), else a flush that ends the answer.
 func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
 	var buf []byte
 	pkt, special, err := transport.ReadPacket(in, &buf)
@@ -186,18 +202,22 @@ func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
 		pkt, special, err := transport.ReadPacket(in, &buf)
 		line := strings.TrimSuffix(string(pkt), "\n")
 		switch {
+		case err == io.EOF:
+			return errHungUp
 		case err != nil:
 			return err
-		case special == transport.FlushPkt && !g.ready:
-			return nil
-		case special == transport.DelimPkt && g.ready:
+		case special == transport.FlushPkt && g.ready:
+			return errors.New("expected packfile to be sent after 'ready'")
+		case special == transport.DelimPkt && !g.ready:
+			return errors.New("expected no other sections to be sent after no 'ready'")
+		case special == transport.FlushPkt, special == transport.DelimPkt:
 			return nil
 		case special != 0:
 			return fmt.Errorf("error processing acks: a %s packet", specialName(special))
-		case line == "NAK" && !g.ready:
+		case line == "NAK":
 		case line == "ready":
 			g.ready = true
-		case strings.HasPrefix(line, "ACK ") && !g.ready:
+		case strings.HasPrefix(line, "ACK "):
 			id, ok := parseID([]byte(line[len("ACK "):]), f)
 			if !ok {
 				return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))

@@ -1,0 +1,106 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestHostileNegotiation: an upstream that lies in the negotiation's
+// acknowledgements, over v0 (git://, stateful) and v2. Where plain git
+// takes the lie (an acknowledgement of an id the client never sent: git
+// marks it common and goes on), the helper's fetch succeeds too and the
+// mirror equals the upstream; where git dies (a flush or a cut where a
+// NAK belongs, no "ready" before the pack), the helper's fetch fails with
+// git's exit code and the refs stay as they were. Each lie counts how
+// often it was told, so that a lie the dialogue never reached fails the
+// test instead of passing it.
+func TestHostileNegotiation(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	advance(t, env, up, 3, "v9")
+	const never = "1234567890123456789012345678901234567890"
+	for _, tc := range []struct {
+		name  string
+		v2    bool
+		at    func(p string) bool     // the packet changed: the first for which at holds
+		to    func(p string) []pktOut // what goes in its place
+		fails bool
+		says  string // in the helper's stderr where it fails
+	}{
+		{name: "v0 ACK of an id never sent", at: ackOrNAK, to: before("ACK " + never + " common\n")},
+		{name: "v0 flush for NAK", at: ackOrNAK, to: instead(pktOut{flush: true}), fails: true, says: "git fetch-pack: expected ACK/NAK, got a flush packet"},
+		{name: "v0 cut at NAK", at: ackOrNAK, to: func(p string) []pktOut { return []pktOut{{payload: p, cut: true}} }, fails: true,
+			says: "the upstream's answer ended inside a line"},
+		{name: "v2 ACK of an id never sent", v2: true, at: is("acknowledgments\n"), to: after("ACK " + never + "\n")},
+		{name: "v2 no ready before the pack", v2: true, at: is("ready\n"), to: instead(), fails: true,
+			says: "expected no other sections to be sent after no 'ready'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var told atomic.Int32
+			d := startHostile(t, env, up, lie{v2: tc.v2, resp: func(p string, flush bool) []pktOut {
+				if flush || !tc.at(p) || told.Add(1) > 1 {
+					return []pktOut{{payload: p, flush: flush}}
+				}
+				return tc.to(p)
+			}})
+			var codes [2]int
+			for i, side := range hostileSides {
+				told.Store(0)
+				dst := filepath.Join(t.TempDir(), "m.git")
+				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+				before := refs(t, env, dst)
+				c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[tc.v2],
+					"fetch", side.prefix+d.url, "+refs/*:refs/*")
+				codes[i] = c.Code
+				if told.Load() == 0 {
+					t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
+				}
+				if !tc.fails {
+					mustRun(t, c, side.name+" fetch")
+					if got, want := refs(t, env, dst), refs(t, env, up); got != want {
+						t.Errorf("%s: refs\n%s\nupstream:\n%s", side.name, got, want)
+					}
+					gittest.Fsck(t, env, dst)
+					continue
+				}
+				if c.Code == 0 {
+					t.Fatalf("%s: the fetch succeeded:\n%s", side.name, c.Stderr)
+				}
+				if after := refs(t, env, dst); after != before {
+					t.Errorf("%s: refs changed:\nbefore:\n%s\nafter:\n%s", side.name, before, after)
+				}
+				if errs := string(c.Stderr); side.name == "durable" && !strings.Contains(errs, "fatal: "+tc.says) {
+					t.Errorf("%s: no %q:\n%s", side.name, tc.says, errs)
+				}
+			}
+			if codes[0] != codes[1] {
+				t.Errorf("exit: git %d, ours %d", codes[0], codes[1])
+			}
+		})
+	}
+}
+
+// ackOrNAK is a v0 acknowledgement: plain git, with fewer haves than a
+// round, reads the first after its "done" (an ACK where upload-pack found
+// a common commit), the helper in the answer to its first round.
+func ackOrNAK(p string) bool { return p == "NAK\n" || strings.HasPrefix(p, "ACK ") }
+
+// is matches the packet line.
+func is(line string) func(string) bool { return func(p string) bool { return p == line } }
+
+// before sends line, then the packet.
+func before(line string) func(string) []pktOut {
+	return func(p string) []pktOut { return []pktOut{{payload: line}, {payload: p}} }
+}
+
+// after sends the packet, then line.
+func after(line string) func(string) []pktOut {
+	return func(p string) []pktOut { return []pktOut{{payload: p}, {payload: line}} }
+}
+
+// instead sends out in place of the packet.
+func instead(out ...pktOut) func(string) []pktOut { return func(string) []pktOut { return out } }
