@@ -18,8 +18,8 @@ import (
 // check, not two. Where the sweep left an object broken (one the upstream
 // does not have), the helper's check runs. The negotiation reads the refs
 // from the files backend itself, and where the first round of tips (the
-// old value of main) ends it, walks no history: no git process of its
-// own.
+// old value of main) ends it, walks no history; the configuration, in its
+// plainest form, is read without git config: no git process of its own.
 func TestRemoteFetchProcesses(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
@@ -72,9 +72,11 @@ func TestRemoteFetchProcesses(t *testing.T) {
 				t.Errorf("fetch %d: %d connectivity checks of the helper's, want %d; git commands:\n%s", i, helper, c.checks, strings.Join(cmds, "\n"))
 			}
 			// The refs are read from the files backend, not by git; the
-			// old value of main ends the negotiation: no walk.
+			// old value of main ends the negotiation: no walk. The
+			// configuration, plain, is read without git too.
 			for _, cmd := range cmds {
-				if strings.HasPrefix(cmd, "for-each-ref") || strings.HasPrefix(cmd, "rev-list") && !strings.Contains(cmd, "--objects") {
+				if strings.HasPrefix(cmd, "for-each-ref") || strings.HasPrefix(cmd, "config") ||
+					strings.HasPrefix(cmd, "rev-list") && !strings.Contains(cmd, "--objects") {
 					t.Errorf("the helper ran git %s", cmd)
 				}
 			}

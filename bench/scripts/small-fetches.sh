@@ -11,6 +11,8 @@
 # GITGIT: a bare clone of git.git; DIR: a scratch directory on the disk
 # under test (a journaled ext4: the batch scheme falls back elsewhere);
 # each NAME=HELPERDIR a directory holding a git-remote-durable to measure.
+# TRANSPORTS (default "file git http") picks the transports: a git built
+# without curl (NO_CURL) has no HTTP of its own. The git on PATH drives.
 set -e
 R=$1; D=$2; ROUNDS=$3; shift 3
 mkdir -p "$D"; cd "$D"
@@ -56,7 +58,7 @@ for step in 2 5 55; do
   git -C up.git update-ref refs/heads/master "$(sed -n ${step}p chain.txt)"
   n=$(git -C "$R" rev-list --objects --count "$(sed -n ${step}p chain.txt)" "^$BASE")
   for r in $(seq "$ROUNDS"); do
-    for tr in file git http; do
+    for tr in ${TRANSPORTS:-file git http}; do
       case $tr in
         file) U=file://$D/up.git;; git) U=git://127.0.0.1:19419/up.git;; http) U=http://127.0.0.1:18081/up.git;;
       esac

@@ -167,8 +167,21 @@ func find(ctx context.Context) (*Repo, error) {
 }
 
 // Load reads the configuration git sees in the repository gitDir (every
-// scope, includes and `git -c` values), in order.
+// scope, includes and `git -c` values), in order. Where gitDir is "" and
+// git named the repository in GIT_DIR (explicitDir), the plainest
+// configurations are read without git (plainConfig); git config reads
+// every other.
 func Load(ctx context.Context, gitDir string) (Config, error) {
+	if dir, ok := explicitDir(); ok && gitDir == "" {
+		if c, ok := plainConfig(dir); ok {
+			return c, nil
+		}
+	}
+	return loadGit(ctx, gitDir)
+}
+
+// loadGit is Load by git config --list.
+func loadGit(ctx context.Context, gitDir string) (Config, error) {
 	args := []string{"config", "--list", "-z", "--show-scope"}
 	if gitDir != "" {
 		args = append([]string{"--git-dir=" + gitDir}, args...)
