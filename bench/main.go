@@ -27,6 +27,15 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 3 && os.Args[1] == "cpufloor" {
+		fl, err := measureFloor(os.Args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpufloor:", err)
+			os.Exit(1)
+		}
+		fmt.Println(fl)
+		return
+	}
 	catchSignals()
 	if err := bench(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

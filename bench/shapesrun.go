@@ -96,6 +96,10 @@ func (b *shapeBench) measure(s serverShape) (shapeResult, error) {
 	if err != nil {
 		return shapeResult{}, err
 	}
+	fl, err := measureFloor(packPath)
+	if err != nil {
+		return shapeResult{}, err
+	}
 	res := shapeResult{shape: s, info: info, st: map[string]stats{}}
 	vs := pick(shapeVariants(), c.rows)
 	if reuseRows {
@@ -127,6 +131,7 @@ func (b *shapeBench) measure(s serverShape) (shapeResult, error) {
 	}
 	fmt.Printf("\n### shape %s: %s\n\npack: %s\n\n", s.name, s.recipe, info)
 	table(os.Stdout, vs, res.st)
+	fmt.Printf("\n%s\n", floorLine(fl, res.st))
 	return res, nil
 }
 
