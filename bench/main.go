@@ -122,7 +122,7 @@ func realRows(r *runner, o *options) error {
 			sizes = append(sizes, n)
 		}
 	}
-	return mirrorRows(r, rc, o.mirror, o.mirrorVia, o.mirrorSteps, sizes)
+	return mirrorRows(r, rc, mirrorConfig{spec: o.mirror, via: o.mirrorVia, steps: o.mirrorSteps, refs: o.mirrorRefs, sweep: sizes})
 }
 
 // synthetic measures every variant on the generated history's pack and

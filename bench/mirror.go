@@ -39,15 +39,26 @@ type mirrorBench struct {
 	rounds   int
 }
 
+// mirrorConfig is what the mirror rows measure: the history's "base..end"
+// (spec), the transport (via), the updates of the day (steps), the
+// refs/pull/N/head the upstream holds besides main (refs) and the loose
+// objects of the sweep rows.
+type mirrorConfig struct {
+	spec, via   string
+	steps, refs int
+	sweep       []int
+}
+
 // mirrorRows measures a mirror's work beside plain git, on the history of
-// c.repo from the revision base to end (spec "base..end"): incremental
+// c.repo from the revision base to end (mc.spec "base..end"): incremental
 // fetches of about 10, 100, 1,000 and 10,000 objects into a mirror of
 // base; a mirror's day — steps first-parent updates from base to end with
 // git remote update --prune, the files they leave under objects/, and a
 // downstream clone served from the mirror; and, for each size of sweep, a
 // fetch with nothing new into a mirror holding that many loose objects, in
 // the first session of a boot and in a later one.
-func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []int) error {
+func mirrorRows(r *runner, c realConfig, mc mirrorConfig) error {
+	spec := mc.spec
 	base, end, ok := strings.Cut(spec, "..")
 	if !ok {
 		return fmt.Errorf("-mirror %q: want <base>..<end>", spec)
@@ -68,7 +79,7 @@ func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []in
 	}
 	m.up = filepath.Join(dir, "up.git")
 	var stop func()
-	if m.url, stop, err = upstreamURL(dir, via); err != nil {
+	if m.url, stop, err = upstreamURL(dir, mc.via); err != nil {
 		return err
 	}
 	defer stop()
@@ -76,6 +87,9 @@ func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []in
 		return err
 	}
 	if err := m.setMain(base); err != nil {
+		return err
+	}
+	if err := pullRefs(m.up, base, mc.refs); err != nil {
 		return err
 	}
 	m.template = filepath.Join(dir, "template.git")
@@ -93,14 +107,14 @@ func mirrorRows(r *runner, c realConfig, spec, via string, steps int, sweep []in
 	if len(chain) == 0 {
 		return fmt.Errorf("-mirror %q: no commit after %s", spec, base)
 	}
-	fmt.Printf("\nmirror rows: %s over %s, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, m.url, c.rounds)
+	fmt.Printf("\nmirror rows: %s over %s, %d refs besides main, %d rounds, medians (ours: durable:: with its defaults; git durable: core.fsync=committed, core.fsyncMethod=batch)\n", spec, m.url, mc.refs, c.rounds)
 	if err := m.incremental(base, chain); err != nil {
 		return err
 	}
-	if err := m.day(chain, steps); err != nil {
+	if err := m.day(chain, mc.steps); err != nil {
 		return err
 	}
-	for _, n := range sweep {
+	for _, n := range mc.sweep {
 		if err := m.sweep(dir, base, n); err != nil {
 			return err
 		}
@@ -218,4 +232,26 @@ func countFiles(dir string) int {
 		return nil
 	})
 	return n
+}
+
+// pullRefs gives the upstream up n refs refs/pull/<i>/head besides main,
+// spread over the commits base reaches, packed: a forge's pull requests,
+// which a mirror of it holds too.
+func pullRefs(up, base string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	out, err := gitOut(up, "rev-list", base)
+	if err != nil {
+		return err
+	}
+	commits := strings.Fields(out)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "create refs/pull/%d/head %s\n", i, commits[(i*7)%len(commits)])
+	}
+	if err := run(up, strings.NewReader(b.String()), "git", "update-ref", "--stdin"); err != nil {
+		return err
+	}
+	return run(up, nil, "git", "pack-refs", "--all")
 }

@@ -21,6 +21,7 @@ type options struct {
 	mirror      string
 	mirrorSteps int
 	mirrorVia   string // how the mirror rows reach their upstream: file, git, http
+	mirrorRefs  int    // refs/pull/N/head refs the mirror rows' upstream holds besides main
 	sweep       string
 	repair      string // the repair rows' revision ("" skips them)
 	git         string // the git to measure beside ("": git on PATH)
@@ -50,6 +51,7 @@ func parseOptions() *options {
 	flag.StringVar(&rc.full, "full", "", "with -repo, a tag whose whole history the repository holds: one mirror clone of it through\nthe helper beside plain git, on protocol v2 (\"\" skips it: it takes minutes)")
 	flag.StringVar(&o.mirror, "mirror", "", "with -repo, the mirror rows on `base..end` of its history: incremental fetches of about 10, 100,\n1,000 and 10,000 objects, a mirror's day of -mirror-steps updates and a clone served from it,\nand the fetch with nothing new of -sweep (\"\" skips them)")
 	flag.StringVar(&o.mirrorVia, "mirror-via", "file", "with -mirror, how the mirrors reach their upstream: file (file://), git (git daemon) or http\n(git http-backend)")
+	flag.IntVar(&o.mirrorRefs, "mirror-refs", 0, "with -mirror, refs/pull/N/head refs the upstream holds besides main, on commits of the base's\nhistory (packed), as a forge's mirror holds its pull requests")
 	flag.IntVar(&o.mirrorSteps, "mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
 	flag.StringVar(&o.sweep, "sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
 	flag.StringVar(&o.repair, "repair", "", "with -repo, the repair rows on a mirror of that revision: --verify beside git fsck --full, and the repair\nof one damaged object and of a damaged pack of 10,000 objects beside a reclone (\"\" skips them)")
