@@ -34,7 +34,7 @@ type mirrorBench struct {
 	src      string // the history
 	up       string // the upstream
 	template string // a mirror clone of the base, by plain git
-	shim     string // the helper's directory, first on PATH
+	helper   string // the helper's directory, first on PATH
 	url      string // the upstream's, as the rows fetch it (-mirror-via)
 	rounds   int
 }
@@ -71,7 +71,9 @@ func mirrorRows(r *runner, c realConfig, mc mirrorConfig) error {
 	}
 	defer os.RemoveAll(dir)
 	var err error
-	if m.shim, err = helperShim(dir, c.helper); err != nil {
+	// The helper itself, not the shim that measures its memory (sh and
+	// /usr/bin/time: two programs more on each fetch).
+	if m.helper, err = filepath.Abs(filepath.Dir(c.helper)); err != nil {
 		return err
 	}
 	if base, err = gitOut(c.repo, "rev-parse", "--verify", base+"^{commit}"); err != nil {
@@ -95,6 +97,14 @@ func mirrorRows(r *runner, c realConfig, mc mirrorConfig) error {
 	m.template = filepath.Join(dir, "template.git")
 	if err := run("", nil, "git", "clone", "-q", "--mirror", "file://"+m.up, m.template); err != nil {
 		return err
+	}
+	// No housekeeping in any variant's mirror, a copy of the template: set
+	// in its config file, as a mirror's operator sets it, not through git
+	// -c, which the helper would have to ask git config to read.
+	for _, kv := range [][]string{{"gc.auto", "0"}, {"maintenance.auto", "false"}} {
+		if err := run(m.template, nil, "git", "config", kv[0], kv[1]); err != nil {
+			return err
+		}
 	}
 	if err := m.prime(); err != nil {
 		return err
@@ -148,9 +158,10 @@ func (m *mirrorBench) setMain(rev string) error {
 func (m *mirrorBench) git(v mirrorVariant, dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+m.shim+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"GIT_DURABLE_BENCH_RSS="+filepath.Join(filepath.Dir(m.shim), "helper-rss.txt"), // the shim's (helperShim)
-		"GIT_CONFIG_PARAMETERS="+configParams(append([]string{"gc.auto=0", "maintenance.auto=false"}, v.config...)))
+	cmd.Env = append(os.Environ(), "PATH="+m.helper+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if len(v.config) > 0 {
+		cmd.Env = append(cmd.Env, "GIT_CONFIG_PARAMETERS="+configParams(v.config))
+	}
 	if m.r.force {
 		cmd.Env = append(cmd.Env, "GIT_DURABLE_FORCE_BATCH=1")
 	}
