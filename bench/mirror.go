@@ -88,25 +88,7 @@ func mirrorRows(r *runner, c realConfig, mc mirrorConfig) error {
 	if err := makeUpstream(c.repo, dir, "up.git", selection{refs: []string{"refs/heads/main " + base}}); err != nil {
 		return err
 	}
-	if err := m.setMain(base); err != nil {
-		return err
-	}
-	if err := pullRefs(m.up, base, mc.refs); err != nil {
-		return err
-	}
-	m.template = filepath.Join(dir, "template.git")
-	if err := run("", nil, "git", "clone", "-q", "--mirror", "file://"+m.up, m.template); err != nil {
-		return err
-	}
-	// No housekeeping in any variant's mirror, a copy of the template: set
-	// in its config file, as a mirror's operator sets it, not through git
-	// -c, which the helper would have to ask git config to read.
-	for _, kv := range [][]string{{"gc.auto", "0"}, {"maintenance.auto", "false"}} {
-		if err := run(m.template, nil, "git", "config", kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
-	if err := m.prime(); err != nil {
+	if err := m.makeTemplate(dir, base, mc.refs); err != nil {
 		return err
 	}
 	line, err := gitOut(c.repo, "rev-list", "--first-parent", "--reverse", base+".."+end)
@@ -130,6 +112,30 @@ func mirrorRows(r *runner, c realConfig, mc mirrorConfig) error {
 		}
 	}
 	return nil
+}
+
+// makeTemplate sets the upstream's main at base, with refs pull requests
+// beside it (pullRefs), clones the template mirror of it into dir, with no
+// housekeeping in any variant's mirror (a copy of it) — set in its config
+// file, as a mirror's operator sets it, not through git -c, which the
+// helper would have to ask git config to read — and primes it.
+func (m *mirrorBench) makeTemplate(dir, base string, refs int) error {
+	if err := m.setMain(base); err != nil {
+		return err
+	}
+	if err := pullRefs(m.up, base, refs); err != nil {
+		return err
+	}
+	m.template = filepath.Join(dir, "template.git")
+	if err := run("", nil, "git", "clone", "-q", "--mirror", "file://"+m.up, m.template); err != nil {
+		return err
+	}
+	for _, kv := range [][]string{{"gc.auto", "0"}, {"maintenance.auto", "false"}} {
+		if err := run(m.template, nil, "git", "config", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return m.prime()
 }
 
 // prime runs one fetch with nothing new through the helper in the
