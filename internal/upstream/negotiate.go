@@ -148,7 +148,7 @@ func (g *negotiation) readAcks(in *bufio.Reader, f object.Format) error {
 		case err != nil:
 			return err
 		case pkt == nil:
-			return errors.New("git fetch-pack: expected ACK/NAK, got a flush packet")
+			return errAckFlush
 		}
 		line := string(bytes.TrimSuffix(pkt, []byte("\n")))
 		if line == "NAK" {
@@ -163,6 +163,14 @@ func (g *negotiation) readAcks(in *bufio.Reader, f object.Format) error {
 
 // errHungUp is an answer that ends where fetch-pack reads on.
 var errHungUp = errors.New("the remote end hung up unexpectedly")
+
+// errAckFlush is a flush where fetch-pack reads an ACK or a NAK.
+var errAckFlush = errors.New("git fetch-pack: expected ACK/NAK, got a flush packet")
+
+// notAck is a line where fetch-pack reads an ACK or a NAK, in its words.
+func notAck(line string) error {
+	return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
+}
 
 // ackLine takes one "ACK <id>[ common| ready| continue]" line.
 func (g *negotiation) ackLine(line string, f object.Format) error {
@@ -180,7 +188,7 @@ func (g *negotiation) ackLine(line string, f object.Format) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
+	return notAck(line)
 }
 
 // readV2Acks reads the acknowledgments section of an answer to a fetch
@@ -220,7 +228,7 @@ func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
 		case strings.HasPrefix(line, "ACK "):
 			id, ok := parseID([]byte(line[len("ACK "):]), f)
 			if !ok {
-				return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
+				return notAck(line)
 			}
 			g.ack(id, false)
 		default:

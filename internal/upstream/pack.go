@@ -143,9 +143,9 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format, withShallow bool) err
 		case err != nil:
 			return err
 		case line == nil:
-			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got a flush packet")
+			return errAckFlush
 		case !bytes.Equal(line, []byte("NAK")) && !bytes.HasPrefix(line, []byte("ACK ")):
-			return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(string(line)))
+			return notAck(string(line))
 		}
 	}
 }

@@ -100,7 +100,7 @@ func (r *Report) decodeFrom(in io.Reader) error {
 	next := func() ([]byte, error) {
 		pkt, err := transport.ReadPkt(br, &buf)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, errors.New("the remote end hung up unexpectedly")
+			return nil, errHungUp
 		}
 		if err != nil {
 			return nil, err // an ERR line, the side-band's error channel, a bad length
