@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
 )
 
 // listed formats entries as `git config --list -z` prints them.
@@ -69,29 +70,19 @@ func randomConfig(r *rand.Rand) string {
 // (a mirror's, a clone's) it reads. 600 files of git's forms and their
 // near misses, from a fixed seed.
 func TestPlainFileAgainstGit(t *testing.T) {
-	dir := t.TempDir()
-	mirror := filepath.Join(dir, "m.git")
-	for _, args := range [][]string{{"init", "-q", "--bare", mirror}, {"-C", mirror, "config", "remote.origin.url", "https://h/r.git"},
-		{"-C", mirror, "config", "remote.origin.fetch", "+refs/*:refs/*"}, {"-C", mirror, "config", "remote.origin.mirror", "true"}} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	written, err := os.ReadFile(filepath.Join(mirror, "config"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := gittest.Env(t)
+	dir, mirror := t.TempDir(), gittest.Init(t, env, true, "")
+	gittest.Git(t, env, mirror, "config", "remote.origin.url", "https://h/r.git")
+	gittest.Git(t, env, mirror, "config", "remote.origin.fetch", "+refs/*:refs/*")
+	gittest.Git(t, env, mirror, "config", "remote.origin.mirror", "true")
 	r := rand.New(rand.NewSource(38))
-	files := []string{string(written), "[core]\n\tbare = true\n[remote \"origin\"]\n\turl = /x\n"}
+	files := []string{readFile(t, filepath.Join(mirror, "config")), "[core]\n\tbare = true\n[remote \"origin\"]\n\turl = /x\n"}
 	for len(files) < 600 {
 		files = append(files, randomConfig(r))
 	}
-	read, refused := 0, 0
+	read := 0
 	for i, text := range files {
-		path := filepath.Join(dir, fmt.Sprint(i))
-		if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
+		gittest.WriteFile(t, dir, fmt.Sprint(i), text)
 		c, ok := plainFile([]byte(text), "command", nil)
 		if i < 2 && !ok {
 			t.Errorf("git's own file not read:\n%s", text)
@@ -100,18 +91,13 @@ func TestPlainFileAgainstGit(t *testing.T) {
 			continue
 		}
 		read++
-		cmd := exec.Command("git", "config", "--list", "-z", "--file", path)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil && !(len(c) == 0 && len(out) == 0 && stderr.Len() == 0) {
-			refused++
-			t.Errorf("read, and git refuses it (%v, %s):\n%q", err, stderr.String(), text)
+		g := gittest.Exec(t, env, dir, nil, "git", "config", "--list", "-z", "--file", fmt.Sprint(i))
+		if g.Code != 0 && !(len(c) == 0 && len(g.Stdout) == 0 && len(g.Stderr) == 0) {
+			t.Errorf("read, and git refuses it (exit %d, %s):\n%q", g.Code, g.Stderr, text)
 			continue
 		}
-		if got := listed(c); got != string(out) {
-			t.Errorf("file %q:\nours %q\ngit  %q", text, got, out)
+		if got := listed(c); got != string(g.Stdout) {
+			t.Errorf("file %q:\nours %q\ngit  %q", text, got, g.Stdout)
 		}
 	}
 	if read < 150 || read == len(files) {
@@ -120,33 +106,17 @@ func TestPlainFileAgainstGit(t *testing.T) {
 	t.Logf("read %d of %d files, each as git does", read, len(files))
 }
 
-// sealedRepo makes a bare repository and a home with both global files,
-// and points GIT_DIR, HOME and XDG_CONFIG_HOME at them.
+// sealedRepo makes a bare repository in the sealed environment (sealed),
+// with both global files in its home, and points GIT_DIR at it.
 func sealedRepo(t *testing.T) (dir, home string) {
 	t.Helper()
-	base := t.TempDir()
-	dir, home = filepath.Join(base, "r.git"), filepath.Join(base, "home")
-	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Home\n[fetch]\n\tnegotiationAlgorithm = skipping\n")
-	write(t, filepath.Join(home, "xdg", "git", "config"), "[user]\n\tname = Xdg\n\temail\n")
-	write(t, filepath.Join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n[remote \"origin\"]\n\turl = https://h/r.git\n\tfetch = +refs/*:refs/*\n\tmirror = true\n")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env := sealed(t)
+	dir, home = gittest.Init(t, env, true, ""), os.Getenv("HOME")
+	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Home\n[fetch]\n\tnegotiationAlgorithm = skipping\n")
+	gittest.WriteFile(t, os.Getenv("XDG_CONFIG_HOME"), "git/config", "[user]\n\tname = Xdg\n\temail\n")
+	gittest.WriteFile(t, dir, "config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n[remote \"origin\"]\n\turl = https://h/r.git\n\tfetch = +refs/*:refs/*\n\tmirror = true\n")
 	t.Setenv("GIT_DIR", dir)
 	return dir, home
-}
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // scoped formats entries with their scopes.
@@ -211,28 +181,28 @@ func TestPlainConfigDeclines(t *testing.T) {
 			t.Setenv("PATH", "/opt/git/libexec/git-core"+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}},
 		{"include", func(t *testing.T, _, home string) {
-			write(t, filepath.Join(home, "inc"), "[user]\n\tname = Included\n")
-			write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = "+filepath.Join(home, "inc")+"\n")
+			gittest.WriteFile(t, home, "inc", "[user]\n\tname = Included\n")
+			gittest.WriteFile(t, home, ".gitconfig", "[include]\n\tpath = "+filepath.Join(home, "inc")+"\n")
 		}},
 		{"includeIf", func(t *testing.T, dir, home string) {
-			write(t, filepath.Join(home, "inc"), "[user]\n\tname = Included\n")
-			appendTo(t, filepath.Join(dir, "config"), "[includeIf \"gitdir:"+dir+"\"]\n\tpath = "+filepath.Join(home, "inc")+"\n")
+			gittest.WriteFile(t, home, "inc", "[user]\n\tname = Included\n")
+			appendTo(t, dir, "config", "[includeIf \"gitdir:"+dir+"\"]\n\tpath = "+filepath.Join(home, "inc")+"\n")
 		}},
 		{"extensions", func(t *testing.T, dir, _ string) {
-			write(t, filepath.Join(dir, "config"), "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha1\n")
+			gittest.WriteFile(t, dir, "config", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha1\n")
 		}},
 		{"a quoted value", func(t *testing.T, dir, _ string) {
-			appendTo(t, filepath.Join(dir, "config"), "[user]\n\tname = \"Q # R\"\n")
+			appendTo(t, dir, "config", "[user]\n\tname = \"Q # R\"\n")
 		}},
 		{"a continued value", func(t *testing.T, _, home string) {
-			appendTo(t, filepath.Join(home, ".gitconfig"), "[user]\n\temail = a\\\nb\n")
+			appendTo(t, home, ".gitconfig", "[user]\n\temail = a\\\nb\n")
 		}},
 		{"a global file that is a directory", func(t *testing.T, _, home string) {
 			os.Remove(filepath.Join(home, ".gitconfig"))
 			os.Mkdir(filepath.Join(home, ".gitconfig"), 0o777)
 		}},
 		{"a file over 1 MiB", func(t *testing.T, _, home string) {
-			appendTo(t, filepath.Join(home, ".gitconfig"), strings.Repeat("# padding\n", 110000))
+			appendTo(t, home, ".gitconfig", strings.Repeat("# padding\n", 110000))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,14 +220,8 @@ func TestPlainConfigDeclines(t *testing.T) {
 	}
 }
 
-func appendTo(t *testing.T, path, text string) {
+// appendTo adds text at the end of the file name below dir.
+func appendTo(t *testing.T, dir, name, text string) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
+	gittest.WriteFile(t, dir, name, readFile(t, filepath.Join(dir, name))+text)
 }
