@@ -135,11 +135,11 @@ func hashSizes(sizes []int64, buf []byte) int64 {
 }
 
 // floorLine says the CPU time of what keeps a pack (ours and git's, from
-// st) beside the floor of that pack.
+// st) beside the floor of that pack, fl (measured: not zero).
 func floorLine(fl cpuFloor, st map[string]stats) string {
 	line := fl.String()
 	for _, row := range []string{"ours keep", "git index-pack", oursClone, gitClone} {
-		if s, ok := st[row]; ok && fl.total() > 0 {
+		if s, ok := st[row]; ok {
 			line += fmt.Sprintf("; %s %.2f s CPU (%.2f× the floor)", row, s.cpu, s.cpu/fl.total().Seconds())
 		}
 	}
