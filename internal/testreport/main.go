@@ -1,7 +1,9 @@
 // Command testreport turns the events of go test -json on stdin into what
 // make test shows while it runs: a line per top-level test as it ends
-// (PASS, FAIL or SKIP, with its time), the reason of every skip, the whole
-// output of every failure, and a line per package; a summary at the end.
+// (PASS, FAIL or SKIP, with its time), the reason of every skip — a
+// subtest's too, so that a test passed with parts of it skipped says so —
+// the whole output of every failure, and a line per package; a summary at
+// the end.
 // It exits 1 when a test or a package failed, or the stream said nothing.
 package main
 
@@ -30,10 +32,12 @@ type report struct {
 	passed, failed, skip int
 	pkgFailed            bool
 	skips                []string
+	subSkips             []string       // skipped subtests, with their reasons
+	subSkipped           map[string]int // skipped subtests, by package and top-level test
 }
 
 func main() {
-	r := &report{out: os.Stdout, logs: map[string][]string{}}
+	r := newReport(os.Stdout)
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	seen := false
@@ -46,12 +50,29 @@ func main() {
 		seen = true
 		r.see(e)
 	}
-	fmt.Fprintf(r.out, "\n%d tests passed, %d failed, %d skipped\n", r.passed, r.failed, r.skip)
+	r.summary()
+	if !seen || r.failed > 0 || r.pkgFailed {
+		os.Exit(1)
+	}
+}
+
+// newReport is a report written to out.
+func newReport(out io.Writer) *report {
+	return &report{out: out, logs: map[string][]string{}, subSkipped: map[string]int{}}
+}
+
+// summary is the report's last lines: the counts, then every skip.
+func (r *report) summary() {
+	fmt.Fprintf(r.out, "\n%d tests passed, %d failed, %d skipped", r.passed, r.failed, r.skip)
+	if len(r.subSkips) > 0 {
+		fmt.Fprintf(r.out, "; %d subtests skipped", len(r.subSkips))
+	}
+	fmt.Fprintln(r.out)
 	for _, s := range r.skips {
 		fmt.Fprintln(r.out, "  skipped: "+s)
 	}
-	if !seen || r.failed > 0 || r.pkgFailed {
-		os.Exit(1)
+	for _, s := range r.subSkips {
+		fmt.Fprintln(r.out, "  skipped subtest: "+s)
 	}
 }
 
@@ -81,13 +102,23 @@ func (r *report) see(e event) {
 			r.logs[top] = append(r.logs[top], e.Output)
 		}
 	case strings.Contains(e.Test, "/"):
-		// Subtests are told with their top-level test.
+		// Subtests are told with their top-level test; a skipped one
+		// is counted, and its reason kept, for the summary.
+		if e.Action == "skip" {
+			why := reason(r.logs[key])
+			r.subSkips = append(r.subSkips, e.Test+": "+why)
+			r.subSkipped[e.Package+" "+e.Test[:strings.Index(e.Test, "/")]]++
+		}
 		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
 			delete(r.logs, key)
 		}
 	case e.Action == "pass":
 		r.passed++
-		fmt.Fprintf(r.out, "  PASS %s (%.1fs)\n", e.Test, e.Elapsed)
+		if n := r.subSkipped[key]; n > 0 {
+			fmt.Fprintf(r.out, "  PASS %s (%.1fs; %d of its subtests skipped)\n", e.Test, e.Elapsed, n)
+		} else {
+			fmt.Fprintf(r.out, "  PASS %s (%.1fs)\n", e.Test, e.Elapsed)
+		}
 		delete(r.logs, key)
 	case e.Action == "skip":
 		r.skip++
