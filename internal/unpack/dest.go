@@ -161,8 +161,9 @@ func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 }
 
 // memory: an exploded pack holds less, and must stay within 64 MiB and its
-// largest object.
-func (d *looseDest) memory() memoryPlan { return memoryPlan{} }
+// largest object beside what grows with its entries (their table, and
+// room as a kept pack's, roomPerEntry each).
+func (d *looseDest) memory() memoryPlan { return memoryPlan{room: maxRoom} }
 
 // readsByID: every done object is written to the store.
 func (d *looseDest) readsByID() bool { return true }

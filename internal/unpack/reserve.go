@@ -19,7 +19,7 @@ func perEntry(f object.Format) int64 {
 const reserveEvery = 1024
 
 // reserved tells Options.Reserve about the memory held for entries, and
-// Options.ReserveRoom of a kept pack's room, each time reserveEvery more
+// Options.ReserveRoom of the run's room, each time reserveEvery more
 // were added; u.mu must be held.
 func (u *resolver) reserved() {
 	if u.entries.len()%reserveEvery != 0 {
@@ -46,8 +46,9 @@ const laterStep = 1 << 20
 // covers, are gone. Reserving them too (issue 18) let the heap of a clone
 // of 380,053 objects grow to 118 MiB around a live 80 MiB, 139 MiB of
 // RSS; without, the helper's was 109 MiB. An exploded pack, which holds
-// less and must stay within 64 MiB and its largest object, reserves the
-// data its deltas put off hold, as it grows. u.mu must be held.
+// less and must stay within 64 MiB and its largest object beside what
+// grows with its entries, reserves the data its deltas put off hold, as
+// it grows. u.mu must be held.
 func (u *resolver) reserveLater() {
 	if u.opts.Reserve == nil {
 		return
@@ -68,22 +69,24 @@ func (u *resolver) reserveLater() {
 	}
 }
 
-// keptRoom is the most room a kept pack asks for above what it holds: a
-// kept pack's run holds the bases of its cache, its table and its put-off
-// deltas, and allocates every object it resolves; with the soft limit a
-// few MiB above that, the collector ran, and the runtime gave pages back
-// and took them again, for a tenth of the time (git.git to v2.0.0 after
-// git gc --aggressive, --keep: 3.88 s; 3.61 s with 16 MiB more, 3.49 s
-// with 25). It is asked for with the entries, roomPerEntry each, so that a
-// pack of few entries, which allocates little, stays within the 64 MiB
-// that bounds it.
+// maxRoom is the most room a run asks for above what it holds: it holds
+// the bases of its cache, its table and its put-off deltas, and allocates
+// every object it resolves; with the soft limit a few MiB above that, the
+// collector ran, and the runtime gave pages back and took them again, for
+// a tenth of a kept pack's time (git.git to v2.0.0 after git gc
+// --aggressive, --keep: 3.88 s; 3.61 s with 16 MiB more, 3.49 s with 25)
+// and a fifth of an exploded one's (git.git to v2.0.0 on tmpfs, 3 rounds:
+// 19.0–26.5 s and 736–769 collections; 16.0–21.0 s and 166–176 with 16
+// MiB of room; 15.6–17.4 s and 132–139 with 32). It is asked for with the
+// entries, roomPerEntry each, so that a pack of few entries, which
+// allocates little, stays within the 64 MiB that bounds it.
 const (
-	keptRoom     = 32 << 20
+	maxRoom      = 32 << 20
 	roomPerEntry = 256
 )
 
-// reserveRoom asks Options.ReserveRoom for a kept pack's room for
-// reserveEvery more entries; u.mu must be held.
+// reserveRoom asks Options.ReserveRoom for the run's room for reserveEvery
+// more entries; u.mu must be held.
 func (u *resolver) reserveRoom() {
 	if room := u.dest.memory().room; u.opts.ReserveRoom != nil && u.roomBytes < room {
 		n := min(int64(reserveEvery*roomPerEntry), room-u.roomBytes)

@@ -88,10 +88,9 @@ type Options struct {
 	// its release as Run returns.
 	// cli.ReserveMemory raises the soft memory limit by as much.
 	Reserve func(n int64)
-	// ReserveRoom, when set, is told of room a kept pack's run would
-	// like above what it holds, so that the garbage collector runs less
-	// often (with its entries, up to keptRoom; its release as Run
-	// returns).
+	// ReserveRoom, when set, is told of room the run would like above
+	// what it holds, so that the garbage collector runs less often (with
+	// its entries, up to maxRoom; its release as Run returns).
 	// cli.ReserveRoom raises the soft memory limit as far as a ceiling.
 	ReserveRoom func(n int64)
 	// UnpackLimit, when positive, keeps the pack only if it declares at
