@@ -55,11 +55,10 @@ type fromPack struct {
 
 // memoryPlan is how a run reserves memory (see reserve.go): the deltas
 // put off to the second pass reserved all at once (laterAtOnce: laterMax
-// as the first is put off) or as they grow, and the most room asked for
-// above what the run holds (room).
+// as the first is put off) or as they grow. The room asked for above what
+// the run holds is the same for every destination (reserveRoom).
 type memoryPlan struct {
 	laterAtOnce bool
-	room        int64
 }
 
 // publishers is how many objects may wait at once for their writeout and
@@ -162,8 +161,9 @@ func (d *looseDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 
 // memory: an exploded pack holds less, and must stay within 64 MiB and its
 // largest object beside what grows with its entries (their table, and
-// room as a kept pack's, roomPerEntry each).
-func (d *looseDest) memory() memoryPlan { return memoryPlan{room: maxRoom} }
+// room as a kept pack's, roomPerEntry each): its put-off deltas are
+// reserved as they grow.
+func (d *looseDest) memory() memoryPlan { return memoryPlan{} }
 
 // readsByID: every done object is written to the store.
 func (d *looseDest) readsByID() bool { return true }

@@ -162,7 +162,7 @@ func (d *packDest) stream(size int64, r io.Reader) (object.ID, bool, error) {
 
 // discard removes the temporary pack after a failure.
 // memory: a kept pack holds the bases of the whole pack in its cache.
-func (d *packDest) memory() memoryPlan { return memoryPlan{laterAtOnce: true, room: maxRoom} }
+func (d *packDest) memory() memoryPlan { return memoryPlan{laterAtOnce: true} }
 
 // readsByID: a done object is in the kept pack only.
 func (d *packDest) readsByID() bool { return false }

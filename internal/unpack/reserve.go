@@ -86,10 +86,10 @@ const (
 )
 
 // reserveRoom asks Options.ReserveRoom for the run's room for reserveEvery
-// more entries; u.mu must be held.
+// more entries, kept or exploded; u.mu must be held.
 func (u *resolver) reserveRoom() {
-	if room := u.dest.memory().room; u.opts.ReserveRoom != nil && u.roomBytes < room {
-		n := min(int64(reserveEvery*roomPerEntry), room-u.roomBytes)
+	if u.opts.ReserveRoom != nil && u.roomBytes < maxRoom {
+		n := min(int64(reserveEvery*roomPerEntry), maxRoom-u.roomBytes)
 		u.opts.ReserveRoom(n)
 		u.roomBytes += n
 	}
