@@ -96,9 +96,8 @@ func (r *report) see(e event) {
 		delete(r.logs, key)
 	case e.Action == "output":
 		r.logs[key] = append(r.logs[key], e.Output)
-		if e.Test != "" && strings.Contains(e.Test, "/") {
+		if top, ok := topKey(e); ok {
 			// A subtest's lines belong to its top-level test too.
-			top := e.Package + " " + e.Test[:strings.Index(e.Test, "/")]
 			r.logs[top] = append(r.logs[top], e.Output)
 		}
 	case strings.Contains(e.Test, "/"):
@@ -107,7 +106,8 @@ func (r *report) see(e event) {
 		if e.Action == "skip" {
 			why := reason(r.logs[key])
 			r.subSkips = append(r.subSkips, e.Test+": "+why)
-			r.subSkipped[e.Package+" "+e.Test[:strings.Index(e.Test, "/")]]++
+			top, _ := topKey(e)
+			r.subSkipped[top]++
 		}
 		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
 			delete(r.logs, key)
@@ -134,6 +134,13 @@ func (r *report) see(e event) {
 		}
 		delete(r.logs, key)
 	}
+}
+
+// topKey is the key of a subtest's top-level test (package and name), and
+// whether e is of a subtest.
+func topKey(e event) (string, bool) {
+	top, _, sub := strings.Cut(e.Test, "/")
+	return e.Package + " " + top, sub
 }
 
 // reason is what a skipped test said: its log lines but go test's own.
