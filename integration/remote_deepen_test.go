@@ -40,7 +40,7 @@ var deepenCases = []struct {
 // step: the same refs, $GIT_DIR/shallow and number of commits as plain
 // git, and git fsck clean.
 func TestRemoteDeepen(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	forKinds(t, func(t *testing.T, env []string, up upstream) {
 		work := t.TempDir()
 		plain := up.plain
@@ -134,7 +134,7 @@ func dropCaps(drop ...string) func([]string) []string {
 // v2: fetch's "shallow") fails the clone or fetch through the helper as it
 // fails plain git: exit 128, git's last line, nothing fetched.
 func TestRemoteDeepenUnsupported(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	env := env(t)
 	base := t.TempDir()
 	up := newUpstream(t, env, base, "up.git")

@@ -48,7 +48,7 @@ func poison(t *testing.T, dir, id string, empty bool) {
 // its tree (file://), and a tree with what it holds; never the history.
 // Over v0 the fetch fails as git's.
 func TestRemoteHealReads(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
 			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, tc.kind == "http")

@@ -85,7 +85,7 @@ func newHealUpstream(t *testing.T, kind, version string, filter bool) ([]string,
 // fetch request more than for the same fetch into a sound copy. Over v0,
 // whose upload-pack serves no object by id, the fetch fails as git's.
 func TestRemoteHeal(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	for _, tc := range []struct{ kind, version string }{{"file", "2"}, {"http", "2"}, {"file", "0"}} {
 		t.Run(tc.kind+"-v"+tc.version, func(t *testing.T) {
 			env, base, dir, url, trace, fetches := newHealUpstream(t, tc.kind, tc.version, false)

@@ -82,7 +82,7 @@ func checkPromisorBatches(t *testing.T, stats []remote.BatchStats, what string) 
 // is a promisor pack made durable with one flush, and a lazy fetch asked
 // for exact ids and said nothing of what the repository has.
 func TestRemotePartialClone(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	forKinds(t, func(t *testing.T, env []string, up upstream) {
 		servePartial(t, env, up.dir)
 		work := t.TempDir()
@@ -152,7 +152,7 @@ func TestRemotePartialClone(t *testing.T) {
 // --filter given to git fetch, over v2 and v0: both hold the same objects
 // and know the same ones missing.
 func TestRemotePartialFilters(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	specs := []string{"blob:none", "blob:limit=1k", "tree:0", "tree:1", "object:type=commit", "object:type=blob",
 		"combine:blob:limit=900+tree:3"}
 	for _, v := range []string{"2", "0"} {
@@ -220,7 +220,7 @@ func TestRemotePartialFilters(t *testing.T) {
 // (twice over v0, once over v2), and every object comes, in a promisor
 // pack, as with plain git.
 func TestRemotePartialNoFilterServer(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	forKinds(t, func(t *testing.T, env []string, up upstream) {
 		work := t.TempDir()
 		ours, theirs := filepath.Join(work, "ours"), filepath.Join(work, "theirs")

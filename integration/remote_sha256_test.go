@@ -28,7 +28,7 @@ type sha256Up struct {
 // git's one fatal line and 128. The upstreams are copies of one seed,
 // served side by side.
 func TestRemoteSHA256(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	env := env(t)
 	seeds := t.TempDir()
 	seed := newUpstreamOf(t, env, seeds, "seed.git", "sha256", 12, 20)

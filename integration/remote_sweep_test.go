@@ -88,7 +88,7 @@ func oldBlobs(t *testing.T, env []string, dir string, k int) []string {
 // type and what to do, and the fetch succeeds as plain git's. A second
 // fetch in the same boot does not read the objects again.
 func TestRemoteSweep(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
+	t.Parallel() // see "Parallel tests" in harness_test.go
 	for _, tc := range []struct {
 		name, version, limit string
 		anySHA1, heals       bool
