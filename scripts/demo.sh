@@ -76,15 +76,16 @@ fi
 daemon_pid=
 trap '[ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null; rm -rf "$work"' EXIT
 export GIT_REMOTE_DURABLE_STATS="$work/stats"
-counters() { # the helper's counters for each fetch batch since the last call
+field() { grep -o "\"$1\":\"*[a-z0-9.-]*" <<<"$2" | head -1 | cut -d: -f2 | tr -d '"'; }
+counters() { # the helper's lines since the last call: each fetch batch, then the session
 	touch "$GIT_REMOTE_DURABLE_STATS"
 	while read -r line; do
-		objects=$(grep -o '"objects":[0-9]*' <<<"$line" | cut -d: -f2)
-		written=$(grep -o '"written":[0-9]*' <<<"$line" | cut -d: -f2)
-		path=$(grep -o '"path":"[a-z-]*"' <<<"$line" | cut -d'"' -f4)
-		wo=$(grep -o '"writeout-only":[0-9]*' <<<"$line" | cut -d: -f2)
-		hf=$(grep -o '"hardware-flush":[0-9]*' <<<"$line" | cut -d: -f2)
-		echo "fetch batch: $objects objects received, $written written; $path: writeout-only $wo, hardware-flush $hf"
+		sync="$(field path "$line"): writeout-only $(field writeout-only "$line"), hardware-flush $(field hardware-flush "$line")"
+		if [ "$(field kind "$line")" = session ]; then
+			echo "the whole $(field op "$line") ($(field result "$line")): its batches, then $(field settled "$line") of the repository's files settled as it ended; $sync"
+			continue
+		fi
+		echo "fetch batch: $(field objects "$line") objects received, $(field written "$line") written; $sync"
 		why_not_batch "$line"
 	done <"$GIT_REMOTE_DURABLE_STATS"
 	: >"$GIT_REMOTE_DURABLE_STATS"
