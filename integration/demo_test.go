@@ -16,7 +16,8 @@ import (
 // ext4 without a journal, where the batch scheme is not sound and the
 // fallback runs: the demo, which announces batch, must say why the result
 // reads fallback-fsync — once — and, on a tmpfs, where batch runs, say
-// nothing of the kind.
+// nothing of the kind. Either way it says each fetch's batch and then the
+// fetch as a whole.
 func TestDemoExplainsFallback(t *testing.T) {
 	for _, tool := range []string{"make", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -48,6 +49,11 @@ func TestDemoExplainsFallback(t *testing.T) {
 		}
 		if n := strings.Count(string(out), why); tc.explain && n != 1 || !tc.explain && strings.Contains(string(out), "fallback-fsync") {
 			t.Errorf("make demo in %s: %d explanations\n%s", tc.dir, n, out)
+		}
+		// The clone and the fetch: a batch line each, then the session's
+		// line, which is not a second batch.
+		if b, w := strings.Count(string(out), "\nfetch batch: "), strings.Count(string(out), "\nthe whole fetch (fetched): "); b != 2 || w != 2 {
+			t.Errorf("make demo in %s: %d fetch batches and %d sessions said, want 2 and 2\n%s", tc.dir, b, w, out)
 		}
 	}
 }
