@@ -79,7 +79,7 @@ $(BIN)/testreport: internal/testreport/main.go
 # Each fuzz target runs FUZZTIME: a number of inputs by default, since a
 # duration (FUZZTIME=10m, by hand) can fail in Go 1.26 with a bare "context
 # deadline exceeded" as it ends, no input at fault (golang/go#75804, fixed
-# in Go 1.27). 150,000 inputs take 5-25 s a target on 2 cores. A new
+# in Go 1.27). 150,000 inputs take 4-21 s a target on 2 cores. A new
 # interesting input is minimised for at most FUZZMIN runs: the default, 60 s,
 # stalled every worker for most of a short run. A crasher is written to the
 # package's testdata/fuzz/<target>/ and fails the run: commit it as a
