@@ -67,7 +67,7 @@ vet: fmtvet
 # every failure (internal/testreport); then the race detector's run, and
 # the cross-OS checks last (about 13 minutes with a cold build cache).
 test: fmtvet $(BIN)/testreport
-	@echo "make test: unit, integration and crash tests (about 16 minutes on 2 cores), then -race, then the other systems' builds"
+	@echo "make test: unit, integration and crash tests (about 18 minutes on 2 cores), then -race, then the other systems' builds"
 	@bash -o pipefail -c '$(GO) test -json -count=1 -timeout 45m ./... | $(BIN)/testreport'
 	$(GO) test -count=1 -race ./internal/unpack ./batch ./loose
 	@$(MAKE) --no-print-directory vet
