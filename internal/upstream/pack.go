@@ -203,10 +203,8 @@ func ackNext(in *bufio.Reader) bool {
 	if err != nil {
 		return false
 	}
-	for _, c := range b[:4] {
-		if _, ok := transport.HexDigit(c | 0x20); !ok {
-			return false
-		}
+	if _, ok := transport.PktLen(b); !ok {
+		return false
 	}
 	return string(b[4:]) == "ACK" || string(b[4:]) == "NAK"
 }

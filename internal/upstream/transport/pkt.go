@@ -34,13 +34,9 @@ func ReadPacket(r *bufio.Reader, buf *[]byte) ([]byte, int, error) {
 		}
 		return nil, 0, err
 	}
-	n := 0
-	for _, c := range h {
-		d, ok := HexDigit(c | 0x20) // pkt-line lengths may be upper case
-		if !ok {
-			return nil, 0, fmt.Errorf("bad pkt-line length %q", mask.Name(string(h[:])))
-		}
-		n = n<<4 | int(d)
+	n, ok := PktLen(h[:])
+	if !ok {
+		return nil, 0, fmt.Errorf("bad pkt-line length %q", mask.Name(string(h[:])))
 	}
 	switch {
 	case n < 3:
@@ -78,6 +74,26 @@ func ReadPkt(r *bufio.Reader, buf *[]byte) ([]byte, error) {
 		return nil, fmt.Errorf("bad pkt-line length \"%04x\"", special-1)
 	}
 	return p, nil
+}
+
+// PktLen reads the four hex digits of a pkt-line's length from the start
+// of h, as git's packet_length does: lower or upper case, nothing else.
+func PktLen(h []byte) (int, bool) {
+	if len(h) < 4 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range h[:4] {
+		d, ok := HexDigit(c)
+		if !ok && c >= 'A' && c <= 'F' {
+			d, ok = c-'A'+10, true
+		}
+		if !ok {
+			return 0, false
+		}
+		n = n<<4 | int(d)
+	}
+	return n, true
 }
 
 // HexDigit is the value of a lower-case hex digit.
