@@ -50,9 +50,15 @@ func TestReadAdvertisement(t *testing.T) {
 	if err := read(full[:len(full)-10]); err == nil {
 		t.Errorf("cut inside a line: no error")
 	}
-	for _, bad := range []string{oid1 + "refs/heads/x\n", "xyz refs/heads/x\n", strings.Repeat("A", 40) + " refs/heads/x\n", "shallow 12\n"} {
+	for _, bad := range []string{oid1 + "refs/heads/x\n", "xyz refs/heads/x\n", strings.Repeat("G", 40) + " refs/heads/x\n", "shallow 12\n"} {
 		if err := read(gittest.Advertisement(oid1+" HEAD\x00multi_ack\n", bad)); err == nil || !strings.HasPrefix(err.Error(), "protocol error: ") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+	// git reads an id's hex digits with hexval, upper case too.
+	var l refList
+	if _, err := ReadAdvertisement(bufio.NewReader(bytes.NewReader(gittest.Advertisement(oid1+" HEAD\x00multi_ack\n",
+		strings.Repeat("A", 40)+" refs/heads/x\n"))), &l); err != nil || l.got[1] != strings.Repeat("a", 40)+" refs/heads/x" {
+		t.Errorf("an id in upper case: %v %q", err, l.got)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// parseID reads the lower-case hex digits of an id of format f.
+// parseID reads the hex digits of an id of format f, in either case, as
+// git's get_oid_hex reads an upstream's ids (advertisements, ls-refs,
+// acknowledgements, shallow lines).
 func parseID(b []byte, f object.Format) (object.ID, bool) {
 	var raw [object.MaxIDSize]byte
 	if len(b) != 2*f.Size() {

@@ -85,9 +85,6 @@ func PktLen(h []byte) (int, bool) {
 	n := 0
 	for _, c := range h[:4] {
 		d, ok := HexDigit(c)
-		if !ok && c >= 'A' && c <= 'F' {
-			d, ok = c-'A'+10, true
-		}
 		if !ok {
 			return 0, false
 		}
@@ -96,13 +93,16 @@ func PktLen(h []byte) (int, bool) {
 	return n, true
 }
 
-// HexDigit is the value of a lower-case hex digit.
+// HexDigit is the value of a hex digit, lower or upper case: what git's
+// hexval takes, in pkt-line lengths and in object ids alike.
 func HexDigit(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
 		return c - '0', true
 	case c >= 'a' && c <= 'f':
 		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
 	}
 	return 0, false
 }

@@ -1,0 +1,91 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// TestHostileUpperCaseIDs: an upstream that writes object ids in upper
+// case — on the ref lines of a v0 advertisement, of a v2 ls-refs answer
+// (ids and peeled ids), in v0 and v2 acknowledgements. git reads ids with
+// hexval, which takes both cases; the helper's fetch ends as plain git's
+// on the same server: the same exit code and, where git takes them, the
+// upstream's refs. Each lie counts how often it was told, so that a lie
+// the dialogue never reached fails the test.
+func TestHostileUpperCaseIDs(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	advance(t, env, up, 3, "v9")
+	var told atomic.Int32
+	upper := func(line string) string { // "<id> rest": the id in upper case
+		if len(line) < 40 {
+			return line
+		}
+		told.Add(1)
+		return strings.ToUpper(line[:40]) + line[40:]
+	}
+	for _, tc := range []struct {
+		name string
+		lie  lie
+	}{
+		{"v0 advertisement", lie{adv: func(p []string) []string {
+			for i := range p {
+				p[i] = upper(p[i])
+			}
+			return p
+		}}},
+		{"v2 ls-refs", lie{v2: true, lsRefs: func(l []string) []string {
+			for i, line := range l {
+				line = upper(line)
+				if at := strings.Index(line, " peeled:") + len(" peeled:"); at >= len(" peeled:") {
+					line = line[:at] + upper(line[at:])
+				}
+				l[i] = line
+			}
+			return l
+		}}},
+		{"v0 ACK", lie{resp: func(p string, flush bool) []pktOut {
+			if rest, ok := strings.CutPrefix(p, "ACK "); ok && !flush {
+				p = "ACK " + upper(rest)
+			}
+			return []pktOut{{payload: p, flush: flush}}
+		}}},
+		{"v2 ACK", lie{v2: true, resp: func(p string, flush bool) []pktOut {
+			if rest, ok := strings.CutPrefix(p, "ACK "); ok && !flush {
+				p = "ACK " + upper(rest)
+			}
+			return []pktOut{{payload: p, flush: flush}}
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startHostile(t, env, up, tc.lie)
+			var codes [2]int
+			var last [2]string
+			for i, side := range hostileSides {
+				told.Store(0)
+				dst := filepath.Join(t.TempDir(), "m.git")
+				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+				c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[tc.lie.v2],
+					"fetch", side.prefix+d.url, "+refs/*:refs/*")
+				codes[i], last[i] = c.Code, result{Cmd: c}.lastLine()
+				if told.Load() == 0 {
+					t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
+				}
+				t.Logf("%s: exit %d\n%s", side.name, c.Code, c.Stderr)
+				if c.Code == 0 {
+					if got, want := refs(t, env, dst), refs(t, env, up); got != want {
+						t.Errorf("%s: refs\n%s\nupstream:\n%s", side.name, got, want)
+					}
+					gittest.Fsck(t, env, dst)
+				}
+			}
+			if codes[0] != codes[1] || codes[0] != 0 && last[0] != last[1] {
+				t.Errorf("git: exit %d %q\nours: exit %d %q", codes[0], last[0], codes[1], last[1])
+			}
+		})
+	}
+}
