@@ -78,6 +78,9 @@ type pktOut struct {
 	// cut writes half of the packet and closes the connection: a network
 	// cut in the middle of the answer.
 	cut bool
+	// raw, when set, is written as it is in place of a packet: a length
+	// git refuses, say.
+	raw string
 }
 
 // startHostile serves dir through upload-pack on 127.0.0.1 with lie
@@ -183,6 +186,10 @@ func (d *hostileDaemon) serve(c net.Conn) {
 				c.Close()
 				cmd.Process.Kill() // it may wait to write what nobody reads
 				return
+			}
+			if o.raw != "" {
+				io.WriteString(w, o.raw)
+				continue
 			}
 			writePkt(w, o.payload, o.flush)
 		}

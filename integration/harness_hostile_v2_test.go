@@ -163,11 +163,14 @@ func readPkts2(r *bufio.Reader) ([]string, bool) {
 
 // writePkt2 writes one packet.
 func writePkt2(w io.Writer, o pktOut) {
-	if o.delim {
+	switch {
+	case o.delim:
 		io.WriteString(w, "0001")
-		return
+	case o.raw != "":
+		io.WriteString(w, o.raw)
+	default:
+		writePkt(w, o.payload, o.flush)
 	}
-	writePkt(w, o.payload, o.flush)
 }
 
 // writeLines writes payloads and a flush.

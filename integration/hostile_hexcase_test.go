@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -87,5 +88,64 @@ func TestHostileUpperCaseIDs(t *testing.T) {
 				t.Errorf("git: exit %d %q\nours: exit %d %q", codes[0], last[0], codes[1], last[1])
 			}
 		})
+	}
+}
+
+// TestHostileBadPktLength: an upstream whose answer to the haves starts
+// with a pkt-line length git refuses — a character that is not a hex digit
+// (the bytes 0x10-0x19 among them), the length 3, a payload of 65,520
+// bytes or more — over v0 and v2: the helper's fetch fails as plain git's,
+// the same exit code and last line ("protocol error: bad line length
+// …"), refs unchanged.
+func TestHostileBadPktLength(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	advance(t, env, up, 3, "v9")
+	for _, tc := range []struct {
+		name, raw string
+	}{
+		{"not hex", "00zz"},
+		{"control bytes", "\x10\x10\x10\x10"},
+		{"three", "0003"},
+		{"too long", "fff4" + strings.Repeat("a", 0xfff4-4)},
+	} {
+		for _, v2 := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s v2=%v", tc.name, v2), func(t *testing.T) {
+				var told atomic.Int32
+				first := ackOrNAK // the first packet of an answer to haves
+				if v2 {
+					first = func(p string) bool { return p == "acknowledgments\n" || p == "packfile\n" }
+				}
+				d := startHostile(t, env, up, lie{v2: v2, resp: func(p string, flush bool) []pktOut {
+					if !flush && first(p) && told.Add(1) == 1 {
+						return []pktOut{{raw: tc.raw}}
+					}
+					return []pktOut{{payload: p, flush: flush}}
+				}})
+				var codes [2]int
+				var last [2]string
+				for i, side := range hostileSides {
+					told.Store(0)
+					dst := filepath.Join(t.TempDir(), "m.git")
+					gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+					before := refs(t, env, dst)
+					c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[v2],
+						"fetch", side.prefix+d.url, "+refs/*:refs/*")
+					codes[i], last[i] = c.Code, result{Cmd: c}.lastLine()
+					if told.Load() == 0 {
+						t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
+					}
+					if c.Code == 0 {
+						t.Errorf("%s: the fetch succeeded:\n%s", side.name, c.Stderr)
+					}
+					if after := refs(t, env, dst); after != before {
+						t.Errorf("%s: refs changed:\nbefore:\n%s\nafter:\n%s", side.name, before, after)
+					}
+				}
+				if codes[0] != codes[1] || last[0] != last[1] {
+					t.Errorf("git: exit %d %q\nours: exit %d %q", codes[0], last[0], codes[1], last[1])
+				}
+			})
+		}
 	}
 }

@@ -59,7 +59,7 @@ func TestReportDecode(t *testing.T) {
 		{"hung up", pkts("unpack ok", "ok refs/heads/main"), "the remote end hung up unexpectedly", ""},
 		{"cut in a line", pkts("unpack ok")[:8], "the remote end hung up unexpectedly", ""},
 		{"an ERR line", pkts("unpack ok", "ERR no more"), "remote error: no more", ""},
-		{"a bad length", pkts("unpack ok") + "00zz", `bad pkt-line length "00zz"`, ""},
+		{"a bad length", pkts("unpack ok") + "00zz", "protocol error: bad line length character: 00zz", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var warn strings.Builder

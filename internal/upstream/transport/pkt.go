@@ -19,10 +19,16 @@ const (
 	EndPkt   // protocol v2, stateless: the end of a response
 )
 
+// maxPayload bounds a pkt-line's payload as git's packet_read does: its
+// buffer is LARGE_PACKET_MAX (65520) bytes, and a payload as long is a bad
+// line length.
+const maxPayload = 65520
+
 // ReadPacket reads one pkt-line into *buf (grown as needed, reused) and
 // returns its payload, or which packet without one it was (FlushPkt,
 // DelimPkt, EndPkt); an "ERR" line is a *pktline.ErrorLine, and io.EOF
-// says r ended between lines. go-git's Scanner copies every line through a
+// says r ended between lines. A length git refuses is refused in its
+// words. go-git's Scanner copies every line through a
 // buffer of its own, and its ReadLine allocates one per line, which a
 // million refs turn into garbage the collector may not keep up with on a
 // busy machine.
@@ -36,13 +42,15 @@ func ReadPacket(r *bufio.Reader, buf *[]byte) ([]byte, int, error) {
 	}
 	n, ok := PktLen(h[:])
 	if !ok {
-		return nil, 0, fmt.Errorf("bad pkt-line length %q", mask.Name(string(h[:])))
+		return nil, 0, fmt.Errorf("protocol error: bad line length character: %s", mask.Name(string(h[:])))
 	}
 	switch {
 	case n < 3:
 		return nil, n + 1, nil
 	case n < 4:
-		return nil, 0, fmt.Errorf("bad pkt-line length %q", h[:])
+		return nil, 0, fmt.Errorf("protocol error: bad line length %d", n)
+	case n-4 >= maxPayload:
+		return nil, 0, fmt.Errorf("protocol error: bad line length %d", n-4)
 	}
 	n -= 4
 	if cap(*buf) < n {
