@@ -149,3 +149,64 @@ func TestHostileBadPktLength(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileAckForms: acknowledgements in forms git's fetch-pack reads
+// though an upload-pack never writes them — over v0 a status glued to the
+// id or amid other words (get_ack looks for "continue", "common" and
+// "ready" anywhere after the id), over v2 an id with a tail and an "ACK"
+// of no id (process_ack reads the id's digits, and ignores a line whose
+// id does not parse). Plain git fetches; so must the helper, with the
+// upstream's refs.
+func TestHostileAckForms(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	advance(t, env, up, 3, "v9")
+	var told atomic.Int32
+	onAcks := func(change func(p string) []pktOut) func(string, bool) []pktOut {
+		return func(p string, flush bool) []pktOut {
+			if flush || !strings.HasPrefix(p, "ACK ") {
+				return []pktOut{{payload: p, flush: flush}}
+			}
+			told.Add(1)
+			return change(p)
+		}
+	}
+	replace := func(pairs ...string) func(string) []pktOut {
+		return func(p string) []pktOut { return []pktOut{{payload: strings.NewReplacer(pairs...).Replace(p)}} }
+	}
+	for _, tc := range []struct {
+		name string
+		lie  lie
+	}{
+		{"v0 status glued", lie{resp: onAcks(replace(" common", "common", " ready", "ready", " continue", "continue"))}},
+		{"v0 status amid words", lie{resp: onAcks(replace(" common", " x-common-y", " ready", " x-ready-y", " continue", " x-continue-y"))}},
+		{"v2 id with a tail", lie{v2: true, resp: onAcks(replace("\n", "tail\n"))}},
+		{"v2 ACK of no id", lie{v2: true, resp: onAcks(func(p string) []pktOut {
+			return []pktOut{{payload: "ACK not-an-id\n"}, {payload: p}}
+		})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startHostile(t, env, up, tc.lie)
+			var codes [2]int
+			for i, side := range hostileSides {
+				told.Store(0)
+				dst := filepath.Join(t.TempDir(), "m.git")
+				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+				c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[tc.lie.v2],
+					"fetch", side.prefix+d.url, "+refs/*:refs/*")
+				codes[i] = c.Code
+				if told.Load() == 0 {
+					t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
+				}
+				mustRun(t, c, side.name+" fetch")
+				if got, want := refs(t, env, dst), refs(t, env, up); got != want {
+					t.Errorf("%s: refs\n%s\nupstream:\n%s", side.name, got, want)
+				}
+				gittest.Fsck(t, env, dst)
+			}
+			if codes[0] != codes[1] {
+				t.Errorf("exit: git %d, ours %d", codes[0], codes[1])
+			}
+		})
+	}
+}

@@ -172,15 +172,19 @@ func notAck(line string) error {
 	return fmt.Errorf("git fetch-pack: expected ACK/NAK, got '%s'", mask.Name(line))
 }
 
-// ackLine takes one "ACK <id>[ common| ready| continue]" line.
+// ackLine takes one "ACK <id>[ common| ready| continue]" line as
+// fetch-pack's get_ack reads it: the id's digits, then the first of
+// "continue", "common" and "ready" found anywhere in the rest; none is a
+// plain ACK.
 func (g *negotiation) ackLine(line string, f object.Format) error {
 	rest, ok := strings.CutPrefix(line, "ACK ")
 	if ok {
-		hex, status, _ := strings.Cut(rest, " ")
-		if id, idOK := parseID([]byte(hex), f); idOK {
-			switch status {
-			case "common", "continue", "ready":
-				g.ack(id, status == "ready")
+		if id, after, idOK := parseIDPrefix([]byte(rest), f); idOK {
+			switch status := string(after); {
+			case strings.Contains(status, "continue"), strings.Contains(status, "common"):
+				g.ack(id, false)
+			case strings.Contains(status, "ready"):
+				g.ack(id, true)
 			default:
 				g.ack(id, false)
 				g.over = true
@@ -226,11 +230,12 @@ func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
 		case line == "ready":
 			g.ready = true
 		case strings.HasPrefix(line, "ACK "):
-			id, ok := parseID([]byte(line[len("ACK "):]), f)
-			if !ok {
-				return notAck(line)
+			// process_ack takes an id's digits and ignores the rest, and
+			// a line whose id does not parse (it resets its count of
+			// haves in vain all the same; ours counts only new ids).
+			if id, _, ok := parseIDPrefix([]byte(line[len("ACK "):]), f); ok {
+				g.ack(id, false)
 			}
-			g.ack(id, false)
 		default:
 			return fmt.Errorf("unexpected acknowledgment line: '%s'", mask.Name(line))
 		}

@@ -51,6 +51,10 @@ func TestReadAcks(t *testing.T) {
 		{name: "an id never sent", lines: []string{"ACK " + idB + " common", "NAK"}, acked: 1},
 		{name: "plain ACK ends it", lines: []string{"ACK " + idA, "ACK " + idB + " common", "NAK"}, acked: 1, over: true},
 		{name: "unknown status", lines: []string{"ACK " + idA + " later", "NAK"}, acked: 1, over: true},
+		// get_ack: the first of continue, common, ready anywhere after the id.
+		{name: "status glued", lines: []string{"ACK " + idA + "common", "ACK " + idB + "ready", "NAK"}, acked: 2, ready: true},
+		{name: "common before ready", lines: []string{"ACK " + idA + " ready common", "NAK"}, acked: 1},
+		{name: "upper case", lines: []string{"ACK " + strings.Repeat("A", 40) + " common", "NAK"}, acked: 1},
 		{name: "flush", lines: []string{"0000"}, err: "git fetch-pack: expected ACK/NAK, got a flush packet"},
 		{name: "hung up", lines: []string{"ACK " + idA + " common"}, acked: 1, err: "the remote end hung up unexpectedly"},
 		{name: "short id", lines: []string{"ACK 1111 common"}, err: "git fetch-pack: expected ACK/NAK, got 'ACK 1111 common'"},
@@ -96,6 +100,9 @@ func TestReadV2Acks(t *testing.T) {
 		{name: "other line", lines: []string{"acknowledgments", "shallow " + idA, "0000"},
 			err: "unexpected acknowledgment line: 'shallow " + idA + "'"},
 		{name: "no section", lines: []string{"packfile", "0000"}, err: "expected 'acknowledgments', received 'packfile'"},
+		// process_ack: an id's digits, a line whose id does not parse ignored.
+		{name: "id with a tail", lines: []string{"acknowledgments", "ACK " + idA + "tail", "0000"}, acked: 1},
+		{name: "no id", lines: []string{"acknowledgments", "ACK not-an-id", "ACK " + idB, "0000"}, acked: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := haveList{}

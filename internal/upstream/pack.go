@@ -144,8 +144,13 @@ func (p *Pack) readHead(in *bufio.Reader, f object.Format, withShallow bool) err
 			return err
 		case line == nil:
 			return errAckFlush
-		case !bytes.Equal(line, []byte("NAK")) && !bytes.HasPrefix(line, []byte("ACK ")):
+		case bytes.Equal(line, []byte("NAK")):
+		case !bytes.HasPrefix(line, []byte("ACK ")):
 			return notAck(string(line))
+		default:
+			if _, _, ok := parseIDPrefix(line[len("ACK "):], f); !ok {
+				return notAck(string(line)) // get_ack's words
+			}
 		}
 	}
 }

@@ -24,3 +24,15 @@ func parseID(b []byte, f object.Format) (object.ID, bool) {
 	id, err := object.IDFromBytes(raw[:f.Size()])
 	return id, err == nil
 }
+
+// parseIDPrefix reads an id of format f from the start of b, as git's
+// parse_oid_hex does where a line goes on after the id (an
+// acknowledgement's status), and returns what follows it.
+func parseIDPrefix(b []byte, f object.Format) (object.ID, []byte, bool) {
+	n := 2 * f.Size()
+	if len(b) < n {
+		return object.ID{}, nil, false
+	}
+	id, ok := parseID(b[:n], f)
+	return id, b[n:], ok
+}
