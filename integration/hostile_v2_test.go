@@ -144,6 +144,7 @@ func TestHostileV2ShallowInfo(t *testing.T) {
 	}{
 		{"never sent", []string{never}, ""},
 		{"sent", []string{never, mid}, mid},
+		{"sent with a tail", []string{mid + "tail"}, mid}, // get_oid_hex reads the digits
 	} {
 		var lines []string
 		for _, id := range tc.ids {

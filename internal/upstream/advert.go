@@ -97,7 +97,7 @@ func readAdvertisement(r *bufio.Reader, sink RefSink) (*advert, error) {
 		case first && bytes.HasPrefix(line, []byte("version ")):
 			continue // "version 1": what follows is v0's
 		case bytes.HasPrefix(line, []byte("shallow ")):
-			id, ok := parseID(line[len("shallow "):], a.format)
+			id, _, ok := parseIDPrefix(line[len("shallow "):], a.format) // get_oid_hex: a tail is ignored
 			if !ok {
 				return nil, fmt.Errorf("protocol error: expected shallow sha-1, got '%s'", quoted(line[len("shallow "):]))
 			}

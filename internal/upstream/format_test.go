@@ -51,12 +51,18 @@ func TestAdvertisementSHA256(t *testing.T) {
 		{[]string{oid256a + " HEAD\x00object-format=sha256\n", "shallow " + oid1 + "\n"}},
 		{[]string{oid256a + " HEAD\x00multi_ack\n"}},
 		{[]string{oid1 + " HEAD\x00multi_ack\n", oid256a + " refs/heads/long\n"}},
-		{[]string{oid1 + " HEAD\x00multi_ack\n", "shallow " + oid256a + "\n"}},
 	} {
 		_, err := readAdvertisement(reader(string(gittest.Advertisement(tc.lines...))), &refList{})
 		if err == nil || !strings.HasPrefix(err.Error(), "protocol error: ") {
 			t.Errorf("%q: %v", tc.lines, err)
 		}
+	}
+	// A shallow line's id is read as connect.c's process_shallow reads it
+	// (get_oid_hex_algop): its first digits, a tail ignored — so a
+	// SHA-256 id on a SHA-1 advertisement's shallow line is its first 40.
+	a, err = readAdvertisement(reader(string(gittest.Advertisement(oid1+" HEAD\x00multi_ack\n", "shallow "+oid256a+"\n"))), &refList{})
+	if err != nil || len(a.shallows) != 1 || a.shallows[0].String() != oid256a[:40] {
+		t.Errorf("a shallow line with a tail: %v %v", err, a)
 	}
 	for caps, want := range map[string]string{
 		"object-format=md5\x1b": "unknown object format 'md5?' specified by server",

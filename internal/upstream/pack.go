@@ -193,7 +193,7 @@ func (p *Pack) shallowLine(line []byte, f object.Format, v2 bool) error {
 	default:
 		return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
 	}
-	id, ok := parseID(hex, f)
+	id, _, ok := parseIDPrefix(hex, f) // get_oid_hex: a tail is ignored
 	if !ok {
 		return fmt.Errorf("invalid %s line: %s", kind, mask.Name(string(line)))
 	}
