@@ -68,10 +68,7 @@ func TestHostileUpperCaseIDs(t *testing.T) {
 			var last [2]string
 			for i, side := range hostileSides {
 				told.Store(0)
-				dst := filepath.Join(t.TempDir(), "m.git")
-				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
-				c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[tc.lie.v2],
-					"fetch", side.prefix+d.url, "+refs/*:refs/*")
+				c, dst := mirrorFetch(t, env, base, mirror, d.url, side, tc.lie.v2)
 				codes[i], last[i] = c.Code, result{Cmd: c}.lastLine()
 				if told.Load() == 0 {
 					t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
@@ -126,11 +123,7 @@ func TestHostileBadPktLength(t *testing.T) {
 				var last [2]string
 				for i, side := range hostileSides {
 					told.Store(0)
-					dst := filepath.Join(t.TempDir(), "m.git")
-					gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
-					before := refs(t, env, dst)
-					c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[v2],
-						"fetch", side.prefix+d.url, "+refs/*:refs/*")
+					c, dst := mirrorFetch(t, env, base, mirror, d.url, side, v2)
 					codes[i], last[i] = c.Code, result{Cmd: c}.lastLine()
 					if told.Load() == 0 {
 						t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
@@ -138,7 +131,7 @@ func TestHostileBadPktLength(t *testing.T) {
 					if c.Code == 0 {
 						t.Errorf("%s: the fetch succeeded:\n%s", side.name, c.Stderr)
 					}
-					if after := refs(t, env, dst); after != before {
+					if after, before := refs(t, env, dst), refs(t, env, mirror); after != before {
 						t.Errorf("%s: refs changed:\nbefore:\n%s\nafter:\n%s", side.name, before, after)
 					}
 				}
@@ -190,10 +183,7 @@ func TestHostileAckForms(t *testing.T) {
 			var codes [2]int
 			for i, side := range hostileSides {
 				told.Store(0)
-				dst := filepath.Join(t.TempDir(), "m.git")
-				gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
-				c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+map[bool]string{false: "0", true: "2"}[tc.lie.v2],
-					"fetch", side.prefix+d.url, "+refs/*:refs/*")
+				c, dst := mirrorFetch(t, env, base, mirror, d.url, side, tc.lie.v2)
 				codes[i] = c.Code
 				if told.Load() == 0 {
 					t.Fatalf("%s: the lie was never told:\n%s", side.name, c.Stderr)
@@ -209,4 +199,18 @@ func TestHostileAckForms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mirrorFetch fetches every ref of url into a fresh mirror clone of mirror,
+// through side (plain git or the helper) over protocol v2 or v0, and
+// returns the fetch and the clone.
+func mirrorFetch(t *testing.T, env []string, base, mirror, url string, side hostileSide, v2 bool) (*gittest.Cmd, string) {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+	version := "0"
+	if v2 {
+		version = "2"
+	}
+	return gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version="+version, "fetch", side.prefix+url, "+refs/*:refs/*"), dst
 }
