@@ -119,10 +119,19 @@ func HexDigit(c byte) (byte, bool) {
 // starts is protocol v2's: its first line is "version 2". Any other is
 // v0's (or v1's), which a server sends that does not know v2.
 func IsV2(in *bufio.Reader) (bool, error) {
-	const line = "000eversion 2\n"
-	b, err := in.Peek(len(line))
+	h, err := in.Peek(4)
 	if err != nil && err != io.EOF {
 		return false, err
 	}
-	return string(b) == line, nil
+	n, ok := PktLen(h)
+	if !ok || n != 4+len("version 2") && n != 4+len("version 2\n") {
+		return false, nil
+	}
+	b, err := in.Peek(n)
+	if err != nil && err != io.EOF {
+		return false, err
+	}
+	// git compares the line with its newline taken off, and reads the
+	// length's digits in either case.
+	return string(bytes.TrimSuffix(b[4:], []byte("\n"))) == "version 2", nil
 }

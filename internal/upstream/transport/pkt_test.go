@@ -67,3 +67,25 @@ func TestReadPacket(t *testing.T) {
 		}
 	}
 }
+
+// TestIsV2: a first line "version 2" however git would read it — its
+// length in either case, with or without its newline — and nothing else.
+func TestIsV2(t *testing.T) {
+	for in, want := range map[string]bool{
+		"000eversion 2\n":                    true,
+		"000Eversion 2\n":                    true,
+		"000dversion 2":                      true,
+		"000eversion 2\n0014command=ls-refs": true,
+		"000eversion 1\n":                    false,
+		"000fversion 2\n\n":                  false,
+		"001e# service=git-upload-pack\n":    false,
+		"0000":                               false,
+		"00":                                 false,
+		"":                                   false,
+	} {
+		got, err := IsV2(bufio.NewReader(strings.NewReader(in)))
+		if err != nil || got != want {
+			t.Errorf("IsV2(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+}

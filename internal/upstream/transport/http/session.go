@@ -95,8 +95,6 @@ func (h *session) advertisement() (*bufio.Reader, error) {
 		return nil, err
 	case p == nil:
 		return nil, errors.New("invalid server response; expected service, got flush packet")
-	case string(bytes.TrimSuffix(p, []byte("\n"))) == "version 2":
-		return in, nil
 	case string(bytes.TrimSuffix(p, []byte("\n"))) != "# service="+h.service:
 		return nil, fmt.Errorf("invalid server response; got '%s'", bytes.TrimSuffix(p, []byte("\n")))
 	}
