@@ -169,16 +169,16 @@ func (p *Pack) readShallowLines(in *bufio.Reader, f object.Format) error {
 		case pkt == nil:
 			return nil
 		}
-		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f, false); err != nil {
+		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f); err != nil {
 			return err
 		}
 	}
 }
 
 // shallowLine takes a "shallow <id>" or "unshallow <id>" line into the
-// pack's lists. A bad id is an "invalid shallow line", or over v0 an
-// "invalid unshallow line" where it was one, in fetch-pack's words.
-func (p *Pack) shallowLine(line []byte, f object.Format, v2 bool) error {
+// pack's lists. A bad id is an "invalid shallow line" or an "invalid
+// unshallow line", in fetch-pack's words over v0 and v2 alike.
+func (p *Pack) shallowLine(line []byte, f object.Format) error {
 	var list *[]object.ID
 	var hex []byte
 	kind := "shallow"
@@ -187,9 +187,7 @@ func (p *Pack) shallowLine(line []byte, f object.Format, v2 bool) error {
 		list, hex = &p.Shallow, line[len("shallow "):]
 	case bytes.HasPrefix(line, []byte("unshallow ")):
 		list, hex = &p.Unshallow, line[len("unshallow "):]
-		if !v2 {
-			kind = "unshallow"
-		}
+		kind = "unshallow"
 	default:
 		return fmt.Errorf("expected shallow/unshallow, got %s", mask.Name(string(line)))
 	}

@@ -130,6 +130,7 @@ func TestReadSections(t *testing.T) {
 		{pktsV2("acknowledgments\n", "NAK\n", ""), "expected 'packfile', received 'acknowledgments'"},
 		{pktsV2("shallow-info\n", "0001", "shallow-info\n", "0001", "packfile\n"), "expected 'packfile', received 'shallow-info'"},
 		{pktsV2("shallow-info\n", "shallow 12\n", "0001"), "invalid shallow line: shallow 12"},
+		{pktsV2("shallow-info\n", "unshallow 12\n", "0001"), "invalid unshallow line: unshallow 12"}, // receive_shallow_info's words
 		{pktsV2("shallow-info\n", "deepen 1\n", "0001"), "expected shallow/unshallow, got deepen 1"},
 		{pktsV2("shallow-info\n", "shallow "+oid1+"\n", ""), "error processing shallow info: a flush packet"},
 		{pktsV2(""), "expected 'packfile', received a flush packet"},

@@ -123,7 +123,7 @@ func (p *Pack) readShallowInfo(in *bufio.Reader, f object.Format, buf *[]byte) e
 		case special != 0:
 			return fmt.Errorf("error processing shallow info: a %s packet", specialName(special))
 		}
-		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f, true); err != nil {
+		if err := p.shallowLine(bytes.TrimSuffix(pkt, []byte("\n")), f); err != nil {
 			return err
 		}
 	}
