@@ -2,7 +2,6 @@ package transport
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/mask"
@@ -26,9 +25,11 @@ func checkEndpoint(addr string) error {
 func URLDecode(s string, nul bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			if v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8); v != 0 || nul {
-				b.WriteByte(byte(v))
+		if s[i] == '%' && i+2 < len(s) {
+			hi, okHi := HexDigit(s[i+1])
+			lo, okLo := HexDigit(s[i+2])
+			if v := hi<<4 | lo; okHi && okLo && (v != 0 || nul) {
+				b.WriteByte(v)
 				i += 2
 				continue
 			}
@@ -36,8 +37,4 @@ func URLDecode(s string, nul bool) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
