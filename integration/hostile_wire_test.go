@@ -29,6 +29,12 @@ func TestHostileUpperCaseIDs(t *testing.T) {
 		told.Add(1)
 		return strings.ToUpper(line[:40]) + line[40:]
 	}
+	upperACK := func(p string, flush bool) []pktOut { // an acknowledgement's id in upper case
+		if rest, ok := strings.CutPrefix(p, "ACK "); ok && !flush {
+			p = "ACK " + upper(rest)
+		}
+		return []pktOut{{payload: p, flush: flush}}
+	}
 	for _, tc := range []struct {
 		name string
 		lie  lie
@@ -49,18 +55,8 @@ func TestHostileUpperCaseIDs(t *testing.T) {
 			}
 			return l
 		}}},
-		{"v0 ACK", lie{resp: func(p string, flush bool) []pktOut {
-			if rest, ok := strings.CutPrefix(p, "ACK "); ok && !flush {
-				p = "ACK " + upper(rest)
-			}
-			return []pktOut{{payload: p, flush: flush}}
-		}}},
-		{"v2 ACK", lie{v2: true, resp: func(p string, flush bool) []pktOut {
-			if rest, ok := strings.CutPrefix(p, "ACK "); ok && !flush {
-				p = "ACK " + upper(rest)
-			}
-			return []pktOut{{payload: p, flush: flush}}
-		}}},
+		{"v0 ACK", lie{resp: upperACK}},
+		{"v2 ACK", lie{v2: true, resp: upperACK}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := startHostile(t, env, up, tc.lie)
