@@ -25,6 +25,9 @@ type FS interface {
 	ReadDir(name string) ([]string, error)
 	// Stat returns information about name.
 	Stat(name string) (fs.FileInfo, error)
+	// Lstat returns information about name itself: a symbolic link is not
+	// followed.
+	Lstat(name string) (fs.FileInfo, error)
 	// Mkdir creates directory name.
 	Mkdir(name string, perm fs.FileMode) error
 	// Chmod changes the permission bits of name.
@@ -33,7 +36,10 @@ type FS interface {
 	Chtimes(name string, mtime time.Time) error
 	// Rename atomically renames oldname to newname, replacing newname.
 	Rename(oldname, newname string) error
-	// Remove removes name.
+	// Link gives the file oldname the new name newname as well (a hard
+	// link); newname must not exist.
+	Link(oldname, newname string) error
+	// Remove removes name: a file, or an empty directory.
 	Remove(name string) error
 	// Flush makes the file name durable, and with it every metadata change
 	// that a journaled filesystem committed before name's last change. It

@@ -30,6 +30,10 @@ func (osFS) ReadDir(name string) ([]string, error) {
 
 func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 
+func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+func (osFS) Link(oldname, newname string) error { return os.Link(oldname, newname) }
+
 func (osFS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(name, perm) }
 
 func (osFS) Chmod(name string, perm fs.FileMode) error { return os.Chmod(name, perm) }

@@ -110,6 +110,8 @@ func FromMemfs(evs []memfstest.Event) []Event {
 			e.Op, e.Inode = Flush, 0
 		case memfstest.OpRename:
 			e.Op = Rename
+		case memfstest.OpLink:
+			e.Op = Link
 		case memfstest.OpMkdir:
 			e.Op = Mkdir
 		case memfstest.OpRemove:

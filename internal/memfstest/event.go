@@ -17,6 +17,7 @@ const (
 	OpDataSync Op = "datasync" // full flush of an open file's data
 	OpClose    Op = "close"
 	OpRename   Op = "rename"
+	OpLink     Op = "link"
 	OpMkdir    Op = "mkdir"
 	OpRemove   Op = "remove"
 	OpChmod    Op = "chmod"
@@ -27,8 +28,8 @@ const (
 // Event is one recorded operation.
 type Event struct {
 	Op    Op
-	Path  string // for rename: the old name
-	Path2 string // for rename: the new name
+	Path  string // for rename and link: the old name
+	Path2 string // for rename and link: the new name
 	Inode int    // the file's inode for create, write, writeout, sync, close, flush
 	Data  []byte // for write: the bytes written
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
@@ -156,11 +157,35 @@ func (m *FS) Rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove implements batch.FS.
+// Link implements batch.FS.
+func (m *FS) Link(oldname, newname string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ino, ok := m.names[oldname]
+	if !ok {
+		return pathErr("link", oldname, fs.ErrNotExist)
+	}
+	if !m.dirs[filepath.Dir(newname)] {
+		return pathErr("link", newname, fs.ErrNotExist)
+	}
+	if _, ok := m.names[newname]; ok || m.dirs[newname] {
+		return pathErr("link", newname, fs.ErrExist)
+	}
+	if err := m.record(Event{Op: OpLink, Path: oldname, Path2: newname, Inode: ino}); err != nil {
+		return pathErr("link", oldname, err)
+	}
+	m.names[newname] = ino
+	return nil
+}
+
+// Remove implements batch.FS: a file, or an empty directory.
 func (m *FS) Remove(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ino, ok := m.names[name]
+	if !ok && m.dirs[name] {
+		return m.removeDir(name)
+	}
 	if !ok {
 		return pathErr("remove", name, fs.ErrNotExist)
 	}
@@ -204,4 +229,24 @@ func (m *FS) Kind(string) batch.Kind {
 		return batch.Ext{}.Kind()
 	}
 	return m.FSKind
+}
+
+// removeDir removes the directory name where it is empty. m.mu must be
+// held.
+func (m *FS) removeDir(name string) error {
+	for n := range m.names {
+		if filepath.Dir(n) == name {
+			return pathErr("remove", name, syscall.ENOTEMPTY)
+		}
+	}
+	for d := range m.dirs {
+		if filepath.Dir(d) == name && d != name {
+			return pathErr("remove", name, syscall.ENOTEMPTY)
+		}
+	}
+	if err := m.record(Event{Op: OpRemove, Path: name}); err != nil {
+		return pathErr("remove", name, err)
+	}
+	delete(m.dirs, name)
+	return nil
 }

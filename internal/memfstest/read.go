@@ -56,3 +56,7 @@ func (m *FS) Stat(name string) (fs.FileInfo, error) {
 	n := m.inodes[ino]
 	return info{name: filepath.Base(name), size: int64(len(n.data)), mode: n.mode, mtime: n.mtime}, nil
 }
+
+// Lstat implements batch.FS: the filesystem holds no symbolic link, so it
+// is Stat.
+func (m *FS) Lstat(name string) (fs.FileInfo, error) { return m.Stat(name) }
