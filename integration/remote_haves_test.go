@@ -112,3 +112,53 @@ func TestRemoteHavesBrokenHistory(t *testing.T) {
 		t.Errorf("no have sent; the refs' tips:\n%s", tips)
 	}
 }
+
+// TestRemoteHavesLostTip: a ref whose object a crash lost or emptied (a
+// loose commit written without a sync) is not sent as a have — sent, it
+// tells the upstream not to send the very object that is missing, and
+// every later fetch fails git's check — and the fetch brings the object
+// back: as plain git's fetch does where the file is gone; where it is
+// empty, plain git trusts it and fails.
+func TestRemoteHavesLostTip(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	for _, damage := range []string{"lost", "emptied"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := filepath.Join(base, damage)
+			plain, ours := filepath.Join(dir, "plain.git"), filepath.Join(dir, "ours.git")
+			gittest.Git(t, env, base, "clone", "-q", "--mirror", "file://"+up, plain)
+			gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, ours)
+			advance(t, env, up, 1, "")
+			tip := strings.TrimSpace(gittest.Git(t, env, up, "rev-parse", "main"))
+			for _, m := range []string{plain, ours} {
+				gittest.Git(t, env, m, "-c", "fetch.unpackLimit=100", "remote", "update", "--prune")
+				p := filepath.Join(m, "objects", tip[:2], tip[2:])
+				var err error
+				if damage == "lost" {
+					err = os.Remove(p)
+				} else {
+					err = os.WriteFile(p, nil, 0o444)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			advance(t, env, up, 1, "")
+			for _, m := range []string{plain, ours} {
+				c := gittest.Exec(t, env, m, nil, "git", "remote", "update", "--prune")
+				if m == plain && damage == "emptied" {
+					if c.Code == 0 {
+						t.Errorf("plain git's update passed over an emptied tip")
+					}
+					continue
+				}
+				mustRun(t, c, "the update of "+filepath.Base(m))
+				if a, b := refs(t, env, m), refs(t, env, up); a != b {
+					t.Errorf("%s: refs\n%s\nupstream\n%s", filepath.Base(m), a, b)
+				}
+				gittest.Fsck(t, env, m)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/object"
@@ -32,7 +33,17 @@ type packFile struct {
 	mu   sync.Mutex
 	file batch.ReadFile
 	rd   *pack.File
+	// frame is what opening the pack found of its frame: unchecked, or
+	// whether git uses the pack at all (usable).
+	frame atomic.Int32
 }
+
+// The states of packFile.frame.
+const (
+	frameUnchecked = iota
+	frameSound
+	frameRefused
+)
 
 // load reads the indexes of packs not seen yet; l.mu must be held. It
 // reports whether a new pack appeared.
@@ -85,7 +96,7 @@ func (l *packList) find(id object.ID, rescan bool) (*packFile, error) {
 	}
 	for {
 		for _, p := range l.packs {
-			if _, ok := p.idx.Find(id); ok {
+			if _, ok := p.idx.Find(id); ok && l.usable(p) {
 				return p, nil
 			}
 		}
@@ -128,7 +139,7 @@ func (l *packList) read(id object.ID) (object.Type, []byte, error) {
 	l.mu.Lock()
 	others := make([]*packFile, 0, len(l.packs))
 	for _, o := range l.packs {
-		if _, ok := o.idx.Find(id); ok && o != p {
+		if _, ok := o.idx.Find(id); ok && o != p && l.usable(o) {
 			others = append(others, o)
 		}
 	}
@@ -143,19 +154,57 @@ func (l *packList) read(id object.ID) (object.Type, []byte, error) {
 
 // readFrom reads id from the pack p, opening it on first use.
 func (l *packList) readFrom(p *packFile, id object.ID) (object.Type, []byte, error) {
+	rd, err := l.open(p)
+	if err != nil {
+		return object.Bad, nil, err
+	}
+	return rd.Object(id) // a pack.File reads at offsets: no lock needed
+}
+
+// open opens the pack p on first use.
+func (l *packList) open(p *packFile) (*pack.File, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.rd == nil {
 		f, err := l.store.fs.Open(p.name)
 		if err != nil {
-			p.mu.Unlock()
-			return object.Bad, nil, err
+			return nil, err
 		}
 		p.file, p.rd = f, pack.NewFile(f, p.idx, l.store.opts.Format)
 		p.rd.Cache = l.store.bases
 	}
-	rd := p.rd
-	p.mu.Unlock()
-	return rd.Object(id) // a pack.File reads at offsets: no lock needed
+	return p.rd, nil
+}
+
+// usable reports whether git uses the pack p, as it decides once it opens
+// one (packfile.c, open_packed_git_1): its header counts as many objects
+// as its index, and its trailer is the checksum the index records. A pack
+// cut short, or another pack's under its index's name, git refuses whole
+// ("packfile … does not match index"): every object of it is then absent,
+// for existence checks and reads alike, so that a fetch writes them again
+// as git's would. A pack that cannot be opened is left to the read that
+// fails on it.
+func (l *packList) usable(p *packFile) bool {
+	switch p.frame.Load() {
+	case frameSound:
+		return true
+	case frameRefused:
+		return false
+	}
+	if _, err := l.open(p); err != nil {
+		return true
+	}
+	st, err := p.file.Stat()
+	if err != nil {
+		return true
+	}
+	sound := !errors.Is(pack.CheckFrame(p.file, st.Size(), p.idx, l.store.opts.Format), pack.ErrFrame)
+	if sound {
+		p.frame.Store(frameSound)
+	} else {
+		p.frame.Store(frameRefused)
+	}
+	return sound
 }
 
 // Close releases the pack files a store opened.

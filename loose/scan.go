@@ -80,8 +80,12 @@ func (s *Store) Scan(workers int) (broken []Broken, checked int, err error) {
 
 // headerType returns the type the header of id's loose file names, where
 // the start of the file still inflates to one.
-func (s *Store) headerType(id object.ID) object.Type {
-	raw, err := s.fs.ReadFile(s.primary.path(id))
+func (s *Store) headerType(id object.ID) object.Type { return s.primary.headerType(id) }
+
+// headerType returns the type the header of id's loose file in src names,
+// where the start of the file still inflates to one.
+func (src *source) headerType(id object.ID) object.Type {
+	raw, err := src.s.fs.ReadFile(src.path(id))
 	if err != nil {
 		return object.Bad
 	}

@@ -115,6 +115,30 @@ func (s *Store) Has(id object.ID) (bool, error) {
 	return false, nil
 }
 
+// Present reports whether git would find id, as its object info reads it
+// (oid_object_info): a loose copy whose header inflates, or an entry in a
+// pack git uses (its frame matches its index), here or in an alternate.
+// An empty or garbled loose file is not a copy, nor is a pack cut short:
+// a fetch must not tell an upstream that it has such an object.
+func (s *Store) Present(id object.ID) (bool, error) {
+	srcs := []*source{s.primary}
+	alts, err := s.alternates()
+	if err != nil {
+		return false, err
+	}
+	for _, src := range append(srcs, alts...) {
+		if ok, err := src.hasLoose(id); err != nil {
+			return false, err
+		} else if ok && src.headerType(id) != object.Bad {
+			return true, nil
+		}
+		if ok, err := src.packs.has(id); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
 // Read returns the type and data of id from the first source that has a
 // good copy. The data of a packed object may be shared with later reads:
 // it must not be modified.

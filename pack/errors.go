@@ -22,6 +22,10 @@ var (
 	ErrSizeOverflow = errors.New("pack: object size too large")
 )
 
+// ErrFrame means a pack's header or trailer does not match its index
+// (CheckFrame): git reads none of its objects.
+var ErrFrame = errors.New("pack: frame does not match the index")
+
 // Errors applying a delta.
 var (
 	// ErrDeltaBaseSize means the base's size differs from the delta header.

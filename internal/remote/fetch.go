@@ -81,9 +81,14 @@ func (h *helper) negotiator(r *repo.Repo, wants []object.ID) (*negotiator, error
 			except[id] = true
 		}
 	}
+	t, err := h.objects(r)
+	if err != nil {
+		return nil, err
+	}
+	present := func(id object.ID) bool { ok, err := t.Store.Present(id); return ok && err == nil }
 	return newNegotiator(h.ctx, r, algorithm, h.advertised, except, func(err error) {
 		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
-	}), nil
+	}, present), nil
 }
 
 // fetchPack asks the upstream for wants, what every ref git asked for

@@ -25,6 +25,11 @@ import (
 //     each line and then skips ever more (1, 2, 4, 7, 11, … commits); once
 //     every commit the walk still has to reach is common, it stops.
 //
+// A ref whose object the repository cannot read (a loose object a crash
+// emptied or lost, a pack cut short) is left out, as git's fetch-pack
+// leaves it out (deref_without_lazy_fetch): sent as a have, it would
+// tell the upstream not to send the very object that is missing.
+//
 // The refs are read once, from the files backend where they are kept
 // there (repo.RefValues), and the walk starts only where the tips were not
 // enough: a fetch whose first round ends the negotiation starts no
@@ -54,6 +59,9 @@ type negotiator struct {
 	given      int                       // commits read from the walk
 	ended      bool                      // the walk is over, or never to be
 	warn       func(error)
+	// present reports whether the repository can read an object (a ref's
+	// tip): only such tips are sent.
+	present func(object.ID) bool
 }
 
 // advertisedTip is what a ref the upstream advertised points at: peeled
@@ -74,10 +82,12 @@ type mark struct {
 
 // newNegotiator returns the negotiator of a fetch into r; algorithm is
 // "consecutive" or "skipping". warn is told when the refs cannot be
-// walked at all.
-func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]advertisedTip, except map[object.ID]bool, warn func(error)) *negotiator {
+// walked at all; present says which tips the repository can read.
+func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]advertisedTip, except map[object.ID]bool,
+	warn func(error), present func(object.ID) bool) *negotiator {
 	return &negotiator{ctx: ctx, repo: r, advertised: advertised, except: except, skipping: algorithm == "skipping",
-		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, sent: map[object.ID]bool{}, acked: map[object.ID]bool{}, warn: warn}
+		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, sent: map[object.ID]bool{}, acked: map[object.ID]bool{},
+		warn: warn, present: present}
 }
 
 // Close stops the walk.
@@ -103,6 +113,9 @@ func (n *negotiator) start() {
 			continue
 		}
 		seen[v] = true
+		if !n.present(v) {
+			continue
+		}
 		if a, ok := n.advertised[v]; ok {
 			n.known = append(n.known, v)
 			known = append(known, a)
@@ -184,7 +197,7 @@ func (n *negotiator) fallback() {
 		return
 	}
 	for _, id := range hashes(out) {
-		if !n.except[id] {
+		if !n.except[id] && n.present(id) {
 			n.tips = append(n.tips, id)
 		}
 	}

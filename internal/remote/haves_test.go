@@ -49,7 +49,7 @@ func drain(n *negotiator) (haves []object.ID) {
 // the upstream advertised is sent without its ancestors, with no walk.
 func TestNegotiatorConsecutive(t *testing.T) {
 	r, ids := line(t, 100)
-	n := newNegotiator(context.Background(), r, "consecutive", nil, nil, func(err error) { t.Error(err) })
+	n := newNegotiator(context.Background(), r, "consecutive", nil, nil, func(err error) { t.Error(err) }, always)
 	if tips := n.Next(16); len(tips) != 1 || tips[0] != ids[0] || n.walk != nil {
 		t.Fatalf("first round %v (a walk: %v), want the tip alone, without a walk", tips, n.walk != nil)
 	}
@@ -63,7 +63,7 @@ func TestNegotiatorConsecutive(t *testing.T) {
 	}
 	n.Close()
 
-	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]advertisedTip{ids[0]: {peeled: ids[0]}}, nil, nil)
+	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]advertisedTip{ids[0]: {peeled: ids[0]}}, nil, nil, always)
 	defer n.Close()
 	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.walk != nil {
 		t.Errorf("haves %v (a walk: %v), want the advertised tip alone, without a walk", got, n.walk != nil)
@@ -74,7 +74,7 @@ func TestNegotiatorConsecutive(t *testing.T) {
 // commit, then skips 1, 2, 4, 7, 11… commits, and its root.
 func TestNegotiatorSkipping(t *testing.T) {
 	r, ids := line(t, 40)
-	n := newNegotiator(context.Background(), r, "skipping", nil, nil, func(err error) { t.Error(err) })
+	n := newNegotiator(context.Background(), r, "skipping", nil, nil, func(err error) { t.Error(err) }, always)
 	defer n.Close()
 	var got []int
 	for _, h := range drain(n) {
@@ -109,6 +109,28 @@ func TestNegotiationConfig(t *testing.T) {
 		got, err := negotiation(cfg)
 		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
 			t.Errorf("%q: %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
+		}
+	}
+}
+
+// always is a repository that reads every object.
+func always(object.ID) bool { return true }
+
+// TestNegotiatorLeavesOutUnreadable: a tip the repository cannot read
+// (a crash lost its object) is never sent, whether the upstream advertised
+// it or not; the other refs' tips are.
+func TestNegotiatorLeavesOutUnreadable(t *testing.T) {
+	r, ids := line(t, 3)
+	dir := r.GitDir
+	env := sealed(t, dir)
+	gittest.Git(t, env, dir, "update-ref", "refs/heads/old", ids[2].String())
+	lost := func(id object.ID) bool { return id != ids[0] }
+	for _, advertised := range []map[object.ID]advertisedTip{nil, {ids[0]: {peeled: ids[0]}}} {
+		n := newNegotiator(context.Background(), r, "consecutive", advertised, nil, func(err error) { t.Error(err) }, lost)
+		got := n.Next(16)
+		n.Close()
+		if slices.Contains(got, ids[0]) || !slices.Contains(got, ids[2]) {
+			t.Errorf("advertised %v: first round %v, want %s and never %s", advertised != nil, got, ids[2], ids[0])
 		}
 	}
 }
