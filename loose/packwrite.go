@@ -1,8 +1,10 @@
 package loose
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 
@@ -47,17 +49,16 @@ func (s *Store) PackPath(sum []byte, ext string) string {
 // PublishPack publishes the written temporary files of the pack whose
 // checksum is sum through tx, in git's order (.keep, .promisor, .pack, .rev,
 // .idx).
-// When that pack exists already, nothing is replaced: the temporary files
-// are removed and existed is true.
+// When that pack exists already, a file the same byte for byte as the one
+// there is removed (existed is true where every file is), and one that
+// differs replaces it (publishOver).
 func (s *Store) PublishPack(tx *batch.Transaction, sum []byte, files []PackFile) (existed bool, err error) {
 	_, perr := s.fs.Stat(s.PackPath(sum, "pack"))
 	_, ierr := s.fs.Stat(s.PackPath(sum, "idx"))
 	if perr == nil && ierr == nil {
-		for _, f := range files {
-			f.File.Close()
-			s.fs.Remove(f.File.Name())
+		if files, err = s.over(sum, files); err != nil || len(files) == 0 {
+			return err == nil, err
 		}
-		return true, nil
 	}
 	byExt := map[string]batch.File{}
 	for _, f := range files {
@@ -88,4 +89,88 @@ func (s *Store) PublishPack(tx *batch.Transaction, sum []byte, files []PackFile)
 		}
 	}
 	return false, nil
+}
+
+// over sorts the files of a pack published where a pack of the same name
+// is (sum): each the same as the file there is removed, and the rest —
+// what differs from a damaged pack (cut short, an index whose bytes are
+// bad) — returned, to replace the files there once the quarantine keeps
+// them (Options.Quarantine). Without one, a file that differs fails the
+// publication as git's check of an existing pack does ("files … differ in
+// contents").
+func (s *Store) over(sum []byte, files []PackFile) ([]PackFile, error) {
+	var differ []PackFile
+	var err error
+	for _, f := range files {
+		to := s.PackPath(sum, f.Ext)
+		same := false
+		if err == nil {
+			same, err = sameFile(s.fs, f.File.Name(), to)
+		}
+		if same || err != nil {
+			f.File.Close()
+			s.fs.Remove(f.File.Name())
+			continue
+		}
+		if s.opts.Quarantine == nil {
+			err = fmt.Errorf("files '%s' and '%s' differ in contents", f.File.Name(), to)
+			f.File.Close()
+			s.fs.Remove(f.File.Name())
+			continue
+		}
+		if err = s.opts.Quarantine.Keep(to); err != nil {
+			f.File.Close()
+			s.fs.Remove(f.File.Name())
+			continue
+		}
+		differ = append(differ, f)
+	}
+	if err != nil {
+		for _, f := range differ {
+			f.File.Close()
+			s.fs.Remove(f.File.Name())
+		}
+		return nil, err
+	}
+	return differ, nil
+}
+
+// sameFile reports whether the files a and b hold the same bytes; b
+// missing is a difference.
+func sameFile(fsys batch.FS, a, b string) (bool, error) {
+	fb, err := fsys.Open(b)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	fa, err := fsys.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	sa, err := fa.Stat()
+	if err != nil {
+		return false, err
+	}
+	sb, err := fb.Stat()
+	if err != nil || sa.Size() != sb.Size() {
+		return false, err
+	}
+	bufA, bufB := make([]byte, 1<<20), make([]byte, 1<<20)
+	for off := int64(0); off < sa.Size(); off += int64(len(bufA)) {
+		n := int(min(int64(len(bufA)), sa.Size()-off))
+		if _, err := fa.ReadAt(bufA[:n], off); err != nil {
+			return false, err
+		}
+		if _, err := fb.ReadAt(bufB[:n], off); err != nil {
+			return false, err
+		}
+		if !bytes.Equal(bufA[:n], bufB[:n]) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
 )
@@ -29,6 +30,10 @@ type Options struct {
 	// Alternates are more object directories to read from, searched after
 	// the store's own and those listed in objects/info/alternates.
 	Alternates []string
+	// Quarantine, when set, keeps what a write replaces: a broken loose
+	// object, the file of a damaged pack that a pack of the same name
+	// replaces. Without it, a damaged pack is never replaced.
+	Quarantine *quarantine.Dir
 }
 
 // Store is an object directory with its alternates. It is safe for

@@ -124,6 +124,14 @@ func (s *Store) publish(tx *batch.Transaction, f batch.File, id object.ID) error
 			return err
 		}
 	}
+	if _, broken := s.broken.Load(id); broken && s.opts.Quarantine != nil {
+		// The broken copy is kept aside before the good one replaces it.
+		if err := s.opts.Quarantine.Keep(s.primary.path(id)); err != nil {
+			f.Close()
+			s.fs.Remove(f.Name())
+			return &WriteError{Stage: StagePublish, Path: f.Name(), Err: err}
+		}
+	}
 	if err := tx.Commit(f, s.primary.path(id)); err != nil {
 		return &WriteError{Stage: StagePublish, Path: f.Name(), Err: err}
 	}

@@ -9,10 +9,13 @@ package objstore
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/loose"
 )
@@ -54,8 +57,26 @@ func Open(r *repo.Repo, getenv func(string) string, warn io.Writer, durable bool
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{
 		Format: r.Format, Compression: &set.Compression, Shared: set.Shared,
 		Alternates: loose.SplitAlternates(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
+		Quarantine: quarantineOf(r),
 	})
 	return &Session{Repo: r, Settings: set, Store: store}, nil
+}
+
+// quarantineOf is the quarantine of the repository r, where what a write
+// replaces is kept (a broken loose object, a damaged pack's file): a run
+// of the process's own in its common git directory, where the objects
+// directory lies inside it; nil elsewhere (a store no quarantine of the
+// repository can reach by a rename).
+func quarantineOf(r *repo.Repo) *quarantine.Dir {
+	dir := r.CommonDir
+	if dir == "" {
+		dir = r.GitDir
+	}
+	rel, err := filepath.Rel(dir, r.ObjectDir)
+	if dir == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return quarantine.New(batch.OS, dir, time.Now())
 }
 
 // fixCommand is the git command that writes core.fsync=set.FixValue where
