@@ -200,4 +200,4 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 }
 
 // repairTook finds how long the repair took in the runner's line.
-var repairTook = regexp.MustCompile(`the repair took ([0-9.]+)s`)
+var repairTook = regexp.MustCompile(`the mend took ([0-9.]+)s`)

@@ -46,7 +46,7 @@ func TestBlockReplayRepair(t *testing.T) {
 			s.Rec.Mark("start")
 			c := verifier(t, env, s.Root)
 			s.Rec.Mark("done")
-			if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "repaired: ") {
+			if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "mended: ") {
 				t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
 			}
 			want, intact, files := repositoryState(t, s.Root, m)

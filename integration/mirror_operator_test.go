@@ -145,7 +145,7 @@ func TestMirrorRunnerRefLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = runner(t, env, "--timeout", "5s", tree)
-	if l := runnerLine(t, c, mirror); c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "removed the stale lock file refs/heads/main.lock") {
+	if l := runnerLine(t, c, mirror); c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "set aside the stale lock file refs/heads/main.lock") {
 		t.Errorf("a lock older than --timeout: exit %d, %q", c.Code, l)
 	}
 	if a, b := refs(t, env, mirror), refs(t, env, up); a != b {

@@ -19,10 +19,13 @@ import (
 // TestMirrorRunnerRepairs: what a crash during an update leaves in a
 // mirror that git fails on — a lock file from before the boot, a torn
 // packed-refs, an empty loose ref, a ref whose object is gone — makes
-// plain git's update fail on each; the runner puts
-// each right and updates it: one "ok" line per mirror naming the repair,
-// exit 0, the refs of the upstream, git fsck clean. A healthy mirror
-// nested deeper in the tree is found and updated too.
+// plain git's update fail on each; the runner puts each right and updates
+// it: one "ok" line per mirror naming what it did, exit 0, the refs of the
+// upstream, git fsck clean. Nothing is deleted: what was set aside is in
+// the quarantine, as it was (the torn packed-refs, the empty ref, the
+// lock); the ref whose object neither the mirror nor the upstream has is
+// fetched by id first, and set aside only once the upstream refused it. A
+// healthy mirror nested deeper in the tree is found and updated too.
 func TestMirrorRunnerRepairs(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
@@ -55,22 +58,38 @@ func TestMirrorRunnerRepairs(t *testing.T) {
 	c := runner(t, env, "-j", "3", tree)
 	mustRun(t, c, "the runner")
 	for dir, repair := range map[string]string{
-		torn:    "removed the stale lock file HEAD.lock; dropped 1 torn line of packed-refs",
-		empty:   "removed the broken ref refs/heads/main",
-		missing: "removed refs/heads/main, whose object is missing",
+		torn:    "(tidied: set aside the stale lock file HEAD.lock; wrote packed-refs again without its 1 torn line; kept in durable-quarantine/",
+		empty:   "(tidied: set aside the broken ref refs/heads/main; kept in durable-quarantine/",
+		missing: "(mended: set aside refs/heads/main, which names " + strings.Repeat("5", 40) + ": neither this repository nor the upstream has it; set aside 1 file in durable-quarantine/",
 		healthy: "",
 	} {
 		line := runnerLine(t, c, dir)
 		want := " ok "
 		if repair != "" {
-			want = "(repaired: " + repair + ")"
+			want = repair
 		}
-		if !strings.Contains(line, want) || repair == "" && strings.Contains(line, "repaired") {
+		if !strings.Contains(line, " ok ") || !strings.Contains(line, want) || repair == "" && strings.Contains(line, "(") {
 			t.Errorf("%s: %q, want %q", filepath.Base(dir), line, want)
 		}
 		gittest.Fsck(t, env, dir)
 		if a, b := refs(t, env, dir), refs(t, env, up); a != b {
 			t.Errorf("%s: refs\n%s\nupstream\n%s", filepath.Base(dir), a, b)
+		}
+	}
+	for dir, kept := range map[string]map[string]string{
+		torn:    {"HEAD.lock": "", "packed-refs": string(b[:len(b)-20])},
+		empty:   {"refs/heads/main": ""},
+		missing: {"refs/heads/main": strings.Repeat("5", 40) + "\n"},
+	} {
+		for name, want := range kept {
+			got, err := filepath.Glob(filepath.Join(dir, "durable-quarantine", "*", name))
+			if err != nil || len(got) != 1 {
+				t.Errorf("%s: %s kept aside %v, want one", filepath.Base(dir), name, got)
+				continue
+			}
+			if b := readFile(t, got[0]); string(b) != want {
+				t.Errorf("%s: %s kept aside as %q, want %q", filepath.Base(dir), name, b, want)
+			}
 		}
 	}
 }

@@ -14,15 +14,17 @@ import (
 // PackFile is one temporary file of a pack being written, with the
 // extension it will be published under.
 type PackFile struct {
-	Ext  string // "keep", "promisor", "pack", "rev" or "idx"
+	Ext  string // "keep", "promisor", "mtimes", "pack", "rev", "idx" or "bitmap"
 	File batch.File
 }
 
-// publishOrder is git's (index-pack's): the .keep first, so that the pack
-// is protected as soon as it exists, then the .promisor, so that it is a
-// promisor pack as soon as it exists; the .idx last, because it makes the
-// pack visible.
-var publishOrder = []string{"keep", "promisor", "pack", "rev", "idx"}
+// publishOrder is git's (index-pack's, pack-objects'): the .keep first, so
+// that the pack is protected as soon as it exists, then the .promisor, so
+// that it is a promisor pack as soon as it exists, and a cruft pack's
+// .mtimes, so that it is one; the .idx makes the pack visible; a .bitmap
+// comes after it, as pack-objects writes one, since git reads a pack
+// without one.
+var publishOrder = []string{"keep", "promisor", "mtimes", "pack", "rev", "idx", "bitmap"}
 
 // CreatePackTemp creates objects/pack/tmp_<kind>_XXXXXX, and objects/pack
 // itself if needed.
@@ -92,7 +94,8 @@ func (s *Store) PublishPack(tx *batch.Transaction, sum []byte, files []PackFile)
 }
 
 // over sorts the files of a pack published where a pack of the same name
-// is (sum): each the same as the file there is removed, and the rest —
+// is (sum): each the same as the file there, or without a file there, is
+// removed, and the rest —
 // what differs from a damaged pack (cut short, an index whose bytes are
 // bad) — returned, to replace the files there once the quarantine keeps
 // them (Options.Quarantine). Without one, a file that differs fails the
@@ -106,6 +109,9 @@ func (s *Store) over(sum []byte, files []PackFile) ([]PackFile, error) {
 		same := false
 		if err == nil {
 			same, err = sameFile(s.fs, f.File.Name(), to)
+		}
+		if _, serr := s.fs.Lstat(to); errors.Is(serr, fs.ErrNotExist) {
+			same = true // nothing there to put right: the pack is as it was
 		}
 		if same || err != nil {
 			f.File.Close()

@@ -31,10 +31,6 @@ func main() {
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return mirror.Run(ctx, args, env)
 			})
-		case mirror.RefetchFlag:
-			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
-				return remote.Refetch(ctx, args[1:], env)
-			})
 		case mirror.CheckFlag:
 			cli.Main(func(ctx context.Context, args []string, env proc.Env) error {
 				return mirror.Check(ctx, args[1:], env)

@@ -6,15 +6,18 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/mend"
 )
 
 // result is how the update of one repository went.
 type result struct {
-	start    time.Time
-	took     time.Duration
-	skipped  bool
-	repaired []string
-	err      error
+	start   time.Time
+	took    time.Duration
+	skipped bool
+	// tidied says what the update's tidying did, mended what the
+	// verification's mend did (with what it found first).
+	tidied, mended []string
+	err            error
 	// notDurable says why the update, though it succeeded, did not write
 	// durably ("" where it did); notes are what else its line says (the
 	// helper's reading of the settings, a statistics file it could not
@@ -27,7 +30,7 @@ type result struct {
 	dry       bool
 	// check is what --verify found, fixed how many objects its repair
 	// put right.
-	check *checked
+	check *mend.Findings
 	fixed int
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
@@ -40,8 +43,11 @@ type result struct {
 func (r result) line(dir string) string {
 	head := r.start.UTC().Format(time.RFC3339) + " " + quotePath(dir)
 	var notes []string
-	if len(r.repaired) > 0 {
-		notes = append(notes, "repaired: "+strings.Join(r.repaired, "; "))
+	if len(r.tidied) > 0 {
+		notes = append(notes, "tidied: "+strings.Join(r.tidied, "; "))
+	}
+	if len(r.mended) > 0 {
+		notes = append(notes, "mended: "+strings.Join(r.mended, "; "))
 	}
 	if len(r.converted) > 0 && !r.dry {
 		notes = append(notes, "converted "+strings.Join(r.converted, "; "))

@@ -66,10 +66,10 @@ var verifications = family{
 			return r.took.Seconds(), true
 		}},
 		{"git_durable_verify_objects_checked", "Objects the last verification read, packed and loose.", true, func(r result) (float64, bool) {
-			return float64(r.check.objects()), r.check != nil
+			return float64(r.check.Objects()), r.check != nil
 		}},
 		{"git_durable_verify_broken_objects", "Broken or missing objects the last verification found.", true, func(r result) (float64, bool) {
-			return float64(r.check.broken()), r.check != nil
+			return float64(r.check.Broken()), r.check != nil
 		}},
 		{"git_durable_verify_repaired_objects", "Of those, the objects it fetched again and put right.", true, func(r result) (float64, bool) {
 			return float64(r.fixed), r.check != nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-durable/git-durable/internal/nofollow"
 	"github.com/git-durable/git-durable/internal/report"
 )
 
@@ -31,7 +32,7 @@ type session struct {
 // path (one per fetch of the update: git remote update fetches each
 // remote); a missing file holds none.
 func readSessions(path string) (sum session, n int) {
-	f, err := os.Open(path)
+	f, err := nofollow.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return sum, 0
 	}
@@ -80,8 +81,11 @@ const statsName = "durable-update.stats"
 // nothing to do and repaired nothing, so that a mirror's log grows with
 // its news, not with the runs — and removes it.
 // It returns what stood in the way of writing them, "" if nothing did.
+// The file is never read or written through a symbolic link: a link at
+// its name (planted by someone who can write in the repository) is
+// removed unread, as the runner's own file of the moment.
 func keepStats(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := nofollow.ReadFile(path)
 	if err != nil || len(b) == 0 {
 		os.Remove(path)
 		return ""
@@ -105,15 +109,16 @@ func keepStats(path string) string {
 	return note
 }
 
-// appendTo appends b to the file path, created where missing.
-func appendTo(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err != nil {
-		return err
+// appendTo appends b to the file path, created where missing, never
+// through a symbolic link.
+func appendTo(path string, b []byte) error { return nofollow.Append(path, b, 0o666) }
+
+// statsTarget is the runner's own statistics file (report.StatsEnv), where
+// a mend in this process adds its lines; "" where there is none, or it is
+// not an absolute path.
+func statsTarget() string {
+	if to := os.Getenv(report.StatsEnv); filepath.IsAbs(to) {
+		return to
 	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return ""
 }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/git-durable/git-durable/internal/mend"
+	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/internal/report"
 )
 
@@ -44,7 +47,7 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	if o.verify {
-		o.verifyOne(ctx, t.dir, f, &r)
+		o.verifyOne(ctx, t.dir, &r)
 		return r
 	}
 	stats := filepath.Join(t.dir, statsName)
@@ -54,6 +57,9 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 		return r
 	}
 	r.err = o.fetch(ctx, t.dir, f, stats)
+	if r.err != nil && objectTrouble(r.err) {
+		r.err = o.mendAndRetry(ctx, t.dir, f, stats, remotes, &r)
+	}
 	o.conclude(&r, remotes, stats)
 	return r
 }
@@ -66,8 +72,13 @@ func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Ti
 	if note := keepStats(stats); note != "" {
 		r.notes = append(r.notes, note)
 	}
-	var err error
-	if r.repaired, err = repair(ctx, dir, stale(booted, o.timeout)); err != nil {
+	if err := checkAlternates(dir); err != nil {
+		return nil, err
+	}
+	q := quarantine.For(dir)
+	t, err := mend.Tidy(dir, mend.TidyOptions{Booted: booted, Cutoff: time.Now().Add(-o.timeout), Quarantine: q})
+	r.tidied = describeTidied(t, q)
+	if err != nil {
 		return nil, err
 	}
 	remotes, err := remotesOf(ctx, dir)
@@ -128,17 +139,43 @@ func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats st
 	return nil
 }
 
-// stale is the time before which git's lock files in a repository the
-// runner holds are left over: those from before the boot, and those older
-// than an update may last.
-func stale(booted time.Time, timeout time.Duration) time.Time {
-	return later(booted, time.Now().Add(-timeout))
+// objectTrouble reports whether git's reason for a failed update, err, is
+// an object the repository lacks or cannot read: a ref whose object is
+// missing, a loose object a crash broke, a pack cut short.
+func objectTrouble(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"bad object", "missing object", "did not send all necessary objects", "is corrupt",
+		"does not match index", "unable to read", "invalid sha1 pointer", "packfile", "is empty", "not found"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
-// later is the later of a and b.
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
+// mendAndRetry puts right, in the repository dir whose update failed on an
+// object it lacks or cannot read, the refs whose object is missing — each
+// object fetched again by id, and a ref whose object the upstream does not
+// have either set aside (mend.Refs) — and runs the update once more: also
+// where there was none, since the failed fetch may have put right what it
+// failed on (a pack cut short, written again under its name while git had
+// it open). What it cannot put right it leaves as it is, and the update's
+// failure then says what to run.
+func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, stats string, remotes []remoteURL, r *result) error {
+	url := ""
+	if len(remotes) > 0 {
+		url = remotes[0].url
 	}
-	return b
+	failed := r.err
+	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget()})
+	if found {
+		r.mended = append(r.mended, mendedWhat(m)...)
+	}
+	if err == nil && len(m.Missing) == 0 {
+		failed = o.fetch(ctx, dir, lock, stats)
+	}
+	if failed != nil && objectTrouble(failed) {
+		return fmt.Errorf("%v (to find and mend what is broken: git-remote-durable --verify %s)", failed, quotePath(dir))
+	}
+	return failed
 }

@@ -1,12 +1,10 @@
 package mirror
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,9 +12,9 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/repo"
-	"github.com/git-durable/git-durable/internal/verify"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -24,45 +22,30 @@ import (
 // git-remote-durable: the runner's --verify.
 const VerifyFlag = "--verify"
 
-// checked is what the verification of one repository found.
-type checked struct {
-	report  *verify.Report
-	missing []refObject // refs whose object is not there
-}
-
-// refObject is a ref and the object it names.
-type refObject struct {
-	name string
-	id   object.ID
-}
-
-// broken is how many objects the verification found broken or missing.
-func (c *checked) broken() int { return len(c.report.Broken()) + len(c.missing) }
-
-// objects is how many objects the verification read.
-func (c *checked) objects() int { return c.report.PackedObjects + c.report.LooseObjects }
-
 // verifyOne verifies the repository dir, which the runner holds by lock,
-// into r, and mends what it finds broken: a note of what it checked (and
-// repaired), or the failure that names what is left broken.
-func (o *options) verifyOne(ctx context.Context, dir string, lock *os.File, r *result) {
-	c, err := o.verifyRepo(ctx, dir, o.stderr, o.terminal)
+// into r, and mends what it finds broken (mend.Mend, in this process): a
+// note of what it checked (and mended), or the failure that names what is
+// left broken.
+func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
+	git := inRepo(dir)
+	vo := mend.VerifyOptions{Rate: o.rate, Reserve: cli.ReserveMemory}
+	if o.terminal {
+		vo.Progress = meter(o.stderr)
+	}
+	f, err := mend.Verify(ctx, git, vo)
 	if err == nil {
-		r.check = c
-		if c.broken() == 0 && len(c.report.Damage) == 0 {
-			r.notes = append(r.notes, c.describe())
+		r.check = f
+		if f.Sound() {
+			r.notes = append(r.notes, describe(f))
 			return
 		}
-		var did []string
 		start := time.Now()
-		did, err = o.mend(ctx, dir, c, lock)
-		if len(did) > 0 {
-			r.repaired = append(append([]string{c.describe()}, did...), fmt.Sprintf("the repair took %.1fs", time.Since(start).Seconds()))
-		}
+		var m mend.Mended
+		m, err = o.mendOne(ctx, dir, f)
+		r.mended = append(append([]string{describe(f)}, mendedWhat(m)...), fmt.Sprintf("the mend took %.1fs", time.Since(start).Seconds()))
+		r.fixed = f.Broken() - len(m.Left) - len(m.Missing)
 		if err == nil {
-			r.fixed = c.broken()
-		} else {
-			err = fmt.Errorf("%s; %v", c.describe(), err)
+			err = leftBroken(m)
 		}
 	}
 	switch {
@@ -73,6 +56,61 @@ func (o *options) verifyOne(ctx context.Context, dir string, lock *os.File, r *r
 	}
 }
 
+// mendOne mends what f found in the repository dir, fetching from its
+// first remote.
+func (o *options) mendOne(ctx context.Context, dir string, f *mend.Findings) (mend.Mended, error) {
+	rs, err := remotesOf(ctx, dir)
+	if err != nil {
+		return mend.Mended{}, err
+	}
+	url := ""
+	if len(rs) > 0 {
+		url = rs[0].url
+	}
+	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget()})
+}
+
+// inRepo runs git in the repository dir as the runner does (gitIn).
+func inRepo(dir string) mend.Git {
+	return func(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+		return gitOut(ctx, dir, stdin, args...)
+	}
+}
+
+// mendedWhat says what a mend did, a phrase each, and where what it set
+// aside went.
+func mendedWhat(m mend.Mended) []string {
+	var did []string
+	if m.Fetched > 0 {
+		did = append(did, fmt.Sprintf("fetched %d %s again", m.Fetched, plural(m.Fetched, "object", "objects")))
+	}
+	did = append(did, m.Did...)
+	if len(m.Retired) > 0 {
+		did = append(did, fmt.Sprintf("set aside %d %s in %s", len(m.Retired), plural(len(m.Retired), "file", "files"),
+			quotePath(filepath.ToSlash(filepath.Join("durable-quarantine", filepath.Base(m.Quarantine))))))
+	}
+	return did
+}
+
+// leftBroken says what a mend left broken, as an error; nil where nothing.
+func leftBroken(m mend.Mended) error {
+	var s []string
+	switch {
+	case len(m.NotSent) > 0:
+		s = append(s, fmt.Sprintf("the upstream did not send %d of the %d broken objects (%s): they are left as they are",
+			len(m.NotSent), m.Asked, describeIDs(m.NotSent)))
+	case len(m.Left) > 0:
+		s = append(s, fmt.Sprintf("%d %s still broken (%s)", len(m.Left), plural(len(m.Left), "object is", "objects are"), describeIDs(m.Left)))
+	}
+	for _, r := range m.Missing {
+		s = append(s, fmt.Sprintf("%s: its object %s is still missing", r.Name, r.ID))
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(s, "; "))
+}
+
 // parseRate reads a rate of --rate: bytes a second, with git's k, m or g
 // suffix for KiB, MiB or GiB.
 func parseRate(v string) (int64, error) {
@@ -81,38 +119,6 @@ func parseRate(v string) (int64, error) {
 		return 0, fmt.Errorf("invalid rate '%s' (bytes a second, with k, m or g)", v)
 	}
 	return n, nil
-}
-
-// verifyRepo checks the repository dir, which the runner holds: its objects
-// (verify.Repository) and that every ref's object is there.
-func (o *options) verifyRepo(ctx context.Context, dir string, stderr io.Writer, terminal bool) (*checked, error) {
-	out, err := gitOut(ctx, dir, nil, "rev-parse", "--git-path", "objects", "--show-object-format")
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return nil, fmt.Errorf("unexpected output of git rev-parse: %q", out)
-	}
-	objects := lines[0]
-	if !filepath.IsAbs(objects) {
-		objects = filepath.Join(workTop(dir), objects)
-	}
-	format, err := object.ParseFormat(lines[1])
-	if err != nil {
-		return nil, err
-	}
-	opts := verify.Options{Rate: o.rate, Reserve: cli.ReserveMemory}
-	if terminal {
-		opts.Progress = meter(stderr)
-	}
-	rep, err := verify.Repository(ctx, objects, format, opts)
-	if err != nil {
-		return nil, err
-	}
-	c := &checked{report: rep}
-	c.missing, err = missingRefObjects(ctx, dir)
-	return c, err
 }
 
 // meter draws git's progress lines of a verification's stages on w.
@@ -131,52 +137,20 @@ func meter(w io.Writer) func(stage string, done, total int64) {
 	}
 }
 
-// missingRefObjects lists the refs of the repository dir whose object it
-// does not have.
-func missingRefObjects(ctx context.Context, dir string) ([]refObject, error) {
-	out, err := gitOut(ctx, dir, nil, "for-each-ref", "--format=%(objectname) %(refname)")
-	if err != nil || len(out) == 0 {
-		return nil, err
-	}
-	var refs []refObject
-	var ids bytes.Buffer
-	for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-		hex, name, _ := strings.Cut(l, " ")
-		id, err := object.ParseID(hex)
-		if err != nil {
-			return nil, fmt.Errorf("ref %s: %v", name, err)
-		}
-		refs = append(refs, refObject{name, id})
-		ids.WriteString(hex + "\n")
-	}
-	check, err := gitOut(ctx, dir, ids.Bytes(), "cat-file", "--batch-check=%(objectname)")
-	if err != nil {
-		return nil, err
-	}
-	var missing []refObject
-	for i, l := range strings.Split(strings.TrimSuffix(string(check), "\n"), "\n") {
-		if i < len(refs) && strings.HasSuffix(l, " missing") {
-			missing = append(missing, refs[i])
-		}
-	}
-	return missing, nil
-}
-
-// describe says what the verification found, for the runner's line.
-func (c *checked) describe() string {
-	r := c.report
-	what := fmt.Sprintf("%d packed %s in %d %s, %d loose", r.PackedObjects, plural(r.PackedObjects, "object", "objects"),
-		r.Packs, plural(r.Packs, "pack", "packs"), r.LooseObjects)
+// describe says what the verification f found, for the runner's line.
+func describe(f *mend.Findings) string {
+	what := fmt.Sprintf("%d packed %s in %d %s, %d loose", f.PackedObjects, plural(f.PackedObjects, "object", "objects"),
+		f.Packs, plural(f.Packs, "pack", "packs"), f.LooseObjects)
 	var bad []string
-	for _, d := range r.Damage {
+	for _, d := range f.Damage {
 		where := "loose"
 		if d.Pack != "" {
 			where = filepath.Base(d.Pack)
 		}
 		bad = append(bad, where+": "+d.Why)
 	}
-	for _, m := range c.missing {
-		bad = append(bad, fmt.Sprintf("%s: its object %s is missing", m.name, m.id))
+	for _, m := range f.Missing {
+		bad = append(bad, fmt.Sprintf("%s: its object %s is missing", m.Name, m.ID))
 	}
 	if len(bad) == 0 {
 		return "verified " + what
@@ -187,5 +161,18 @@ func (c *checked) describe() string {
 		more = "; and " + strconv.Itoa(len(bad)-most) + " more"
 		bad = bad[:most]
 	}
-	return fmt.Sprintf("%d broken of %s: %s%s", c.broken(), what, strings.Join(bad, "; "), more)
+	return fmt.Sprintf("%d broken of %s: %s%s", f.Broken(), what, strings.Join(bad, "; "), more)
+}
+
+// describeIDs names a few of ids.
+func describeIDs(ids []object.ID) string {
+	var s []string
+	for i, id := range ids {
+		if i == 3 {
+			s = append(s, fmt.Sprintf("and %d more", len(ids)-i))
+			break
+		}
+		s = append(s, id.String())
+	}
+	return strings.Join(s, ", ")
 }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/quarantine"
@@ -76,7 +75,7 @@ func quarantineOf(r *repo.Repo) *quarantine.Dir {
 	if dir == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil
 	}
-	return quarantine.New(batch.OS, dir, time.Now())
+	return quarantine.For(dir)
 }
 
 // fixCommand is the git command that writes core.fsync=set.FixValue where

@@ -42,8 +42,12 @@ type Dir struct {
 }
 
 // New returns the folder of a run that begins at now in the quarantine of
-// the git directory gitDir. Nothing is made until a file is retired.
+// the git directory gitDir, on the filesystem fsys (nil: batch.OS).
+// Nothing is made until a file is retired.
 func New(fsys batch.FS, gitDir string, now time.Time) *Dir {
+	if fsys == nil {
+		fsys = batch.OS
+	}
 	stamp := fmt.Sprintf("%s-%d", now.UTC().Format(stampLayout), os.Getpid())
 	return &Dir{fs: fsys, git: filepath.Clean(gitDir), run: filepath.Join(gitDir, Name, stamp),
 		made: map[string]bool{}, touched: map[string]bool{}}
@@ -176,4 +180,25 @@ func (d *Dir) Retired() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]string(nil), d.retired...)
+}
+
+var (
+	runsMu sync.Mutex
+	runs   = map[string]*Dir{}
+)
+
+// For returns this process's run folder in the quarantine of the git
+// directory gitDir on the operating system's filesystem: the same one
+// every time, so that all a process retires in one repository (a fetch's
+// replaced copies, a mend's packs, a runner's locks) is in one folder.
+func For(gitDir string) *Dir {
+	runsMu.Lock()
+	defer runsMu.Unlock()
+	key := filepath.Clean(gitDir)
+	if d, ok := runs[key]; ok {
+		return d
+	}
+	d := New(nil, key, time.Now())
+	runs[key] = d
+	return d
 }

@@ -3,8 +3,9 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"slices"
 
+	"github.com/git-durable/git-durable/internal/mend"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
@@ -38,82 +39,76 @@ func (h *helper) healer(up *upstream.Upload, pack *upstream.Pack) func([]object.
 }
 
 // heal fetches ids from up, after the answer that carried pack if any:
-// exactly those objects, not what they reach (a commit's history), and
-// only those written (writeAsked), as loose objects whatever the unpack
-// limit: a heal keeps no pack, and so no .keep that nobody would remove.
-// One request asks for at most the unpack limit of them (healChunk), so
-// that no answer becomes more loose objects than git would explode from
-// one. Each object that reads back right afterwards (for a repair: that a
-// pack it wrote holds) gets git's warning that it was fetched again; it
-// returns those that do not, with a warning each, and an error when no
-// request could be made or answered.
+// exactly those objects, as loose objects whatever the unpack limit (a
+// heal keeps no pack, and so no .keep that nobody would remove), in
+// requests of at most the unpack limit (healChunk), so that no answer
+// becomes more loose objects than git would explode from one
+// (mend.Fetcher.Heal). It returns those that do not read back right
+// afterwards, and an error when no request could be made or answered.
 func (h *helper) heal(up *upstream.Upload, pack *upstream.Pack, ids []object.ID) (left []object.ID, err error) {
 	if pack != nil {
 		if err := pack.Drain(); err != nil {
 			return ids, err
 		}
 	}
-	r, err := h.repository()
+	f, err := h.fetcher()
 	if err != nil {
 		return ids, err
+	}
+	return f.Heal(up, ids)
+}
+
+// fetcher returns what fetches objects of the repository again by id for
+// a heal: loose objects, in requests of at most the unpack limit, checked
+// as the fetch's objects are, each answer accounted on a line of its own.
+func (h *helper) fetcher() (*mend.Fetcher, error) {
+	r, err := h.repository()
+	if err != nil {
+		return nil, err
 	}
 	limit, err := r.Config.UnpackLimit(false)
 	if err != nil {
-		return ids, err
+		return nil, err
 	}
-	chunk := healChunk(limit)
-	if h.repair != nil {
-		// A repair asks for what a verification found broken: as many
-		// loose objects as that, whatever comes; fewer requests.
-		chunk = refetchChunk
-	}
-	for part := range slices.Chunk(ids, chunk) {
-		if err := h.fetchAgain(up, part); err != nil {
-			return ids, err
-		}
-	}
-	var bad map[object.ID]bool
-	if h.repair != nil {
-		bad, err = h.notFetched(r.Format, ids)
-	} else {
-		bad, err = h.unreadable(ids, false)
-	}
+	_, strict, err := h.checks(r)
 	if err != nil {
-		return ids, err
+		return nil, err
 	}
-	for _, id := range ids {
-		if !bad[id] {
-			fmt.Fprintf(h.errw, "warning: object %s of the repository was broken; fetched it again from '%s'\n", id, h.url)
-		} else {
-			left = append(left, id)
-			fmt.Fprintf(h.errw, "warning: object %s of the repository is broken, and '%s' did not send it again\n", id, h.url)
-		}
+	t, err := h.objects(r)
+	if err != nil {
+		return nil, err
 	}
-	return left, nil
+	return &mend.Fetcher{Ctx: h.ctx, Store: t, Strict: strict, URL: h.url, Messages: h.errw,
+		Alternates: loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")),
+		Chunk:      healChunk(limit), Finish: h.runErr, Account: h.account,
+		Describe: func(err error) string { return describe(err, h.url) }}, nil
 }
 
-// fetchAgain asks up, on a fresh session where it needs one, for ids alone
-// (no haves: they would tell it that they are here), and writes what of
-// the answer was asked for.
-func (h *helper) fetchAgain(up *upstream.Upload, ids []object.ID) error {
-	fresh, err := up.Fresh()
+// healChunk is how many objects one heal request asks for: the unpack
+// limit of the repository (git's default where it keeps every pack), so
+// that no answer is written as more loose objects than git would explode
+// from one.
+func healChunk(limit uint32) int {
+	if limit == 0 {
+		return repo.DefaultUnpackLimit
+	}
+	return int(limit)
+}
+
+// healEach fetches ids again on sessions of their own (the session git
+// listed on is kept for its fetch) and returns those it could not heal
+// (mend.Fetcher.Each); a refusal that names none of them is said.
+func (h *helper) healEach(ids []object.ID) []object.ID {
+	f, err := h.fetcher()
 	if err != nil {
-		return err
+		return ids
 	}
-	if fresh != up {
-		defer fresh.Close()
+	left, err := f.Each(func() (*upstream.Upload, error) { return h.remote.OpenUpload(nil) }, ids)
+	var open *mend.OpenError
+	if err != nil && !errors.As(err, &open) {
+		fmt.Fprintf(h.errw, "warning: cannot fetch the broken objects again: %s\n", describe(err, h.url))
 	}
-	p, err := fresh.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
-	if err != nil {
-		return err
-	}
-	stats, err := h.writeAsked(p, ids)
-	if err != nil {
-		return err
-	}
-	err = p.Drain()
-	h.account(stats, err)
-	return err
+	return left
 }
 
 // unreadable returns which of ids the repository cannot read back right:
@@ -127,16 +122,5 @@ func (h *helper) unreadable(ids []object.ID, brokenOnly bool) (map[object.ID]boo
 	if err != nil {
 		return nil, err
 	}
-	bad := map[object.ID]bool{}
-	for _, id := range ids {
-		if _, _, err := t.Store.Read(id); err != nil {
-			// Where a pack is known damaged (a repair), its copy fails
-			// in the pack's own words (cut short, not inflating).
-			if !errors.Is(err, loose.ErrCorrupt) && !errors.Is(err, loose.ErrNotFound) && h.repair == nil {
-				return nil, err
-			}
-			bad[id] = !brokenOnly || errors.Is(err, loose.ErrCorrupt)
-		}
-	}
-	return bad, nil
+	return mend.Unreadable(t.Store, ids, brokenOnly)
 }

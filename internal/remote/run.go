@@ -61,7 +61,6 @@ type helper struct {
 	// brokenType is the type the header of each broken object found
 	// still says.
 	brokenType map[object.ID]object.Type
-	repair     *repair // a repair's, in Refetch: a heal then writes packs
 }
 
 // Run is git-remote-durable. args are the helper's arguments: the remote's

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/nofollow"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -69,13 +69,11 @@ func (h *helper) appendStats(v any) {
 	if err != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err != nil {
+	// Never through a symbolic link: the runner's file lies in a
+	// repository that others may write in.
+	if err := nofollow.Append(path, append(line, '\n'), 0o666); err != nil {
 		fmt.Fprintf(h.errw, "warning: cannot write %s: %v\n", report.StatsEnv, err)
-		return
 	}
-	defer f.Close()
-	f.Write(append(line, '\n'))
 }
 
 // SessionStats is the line of the report.StatsEnv file that ends every

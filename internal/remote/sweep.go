@@ -105,54 +105,6 @@ func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
 	return ids, nil
 }
 
-// maxHealRequests bounds the requests healEach makes.
-const maxHealRequests = 16
-
-// healEach fetches ids again on sessions of their own (the session git
-// listed on is kept for its fetch) and returns those it could not heal.
-// upload-pack refuses a whole request for one id it does not have ("not
-// our ref <id>"): that id is left out, and the request made again without
-// it, so that one object the upstream lost does not keep the others
-// broken.
-func (h *helper) healEach(ids []object.ID) (left []object.ID) {
-	want := append([]object.ID(nil), ids...)
-	for range maxHealRequests {
-		if len(want) == 0 {
-			break
-		}
-		up, err := h.remote.OpenUpload(nil)
-		if err != nil || up == nil {
-			break
-		}
-		still, err := h.heal(up, nil, want)
-		up.Close()
-		if err == nil {
-			return append(left, still...)
-		}
-		refused := map[object.ID]bool{}
-		for _, s := range hexIDs.FindAllString(describe(err, h.url), -1) {
-			if id, perr := object.ParseID(s); perr == nil {
-				refused[id] = true
-			}
-		}
-		var next []object.ID
-		for _, id := range want {
-			if refused[id] {
-				left = append(left, id)
-			} else {
-				next = append(next, id)
-			}
-		}
-		if len(next) == len(want) {
-			// Refused for another reason.
-			fmt.Fprintf(h.errw, "warning: cannot fetch the broken objects again: %s\n", describe(err, h.url))
-			break
-		}
-		want = next
-	}
-	return append(left, want...)
-}
-
 // lost says what to do about a broken object the upstream did not send.
 func (h *helper) lost(objects string, id object.ID, byID bool) string {
 	what := "object " + id.String()

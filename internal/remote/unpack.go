@@ -87,7 +87,7 @@ func (h *helper) checks(r *repo.Repo) (limit uint32, strict *fsck.Options, err e
 	if err != nil {
 		return 0, nil, err
 	}
-	strict, err = fsckOptions(r.Config, r.Format, h.env.Getenv, h.errw)
+	strict, err = r.Config.FsckOptions(r.Format, h.env.Getenv, h.errw)
 	if err != nil {
 		return 0, nil, err
 	}

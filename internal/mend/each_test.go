@@ -1,4 +1,4 @@
-package remote
+package mend
 
 import (
 	"slices"
@@ -15,8 +15,8 @@ func TestAskOrder(t *testing.T) {
 		return v
 	}
 	tree1, blob1, unknown1, commit1, blob2, tree2, unknown2 := id(1), id(2), id(3), id(4), id(5), id(6), id(7)
-	rp := &repair{linked: map[object.ID]object.Type{tree1: object.Tree, tree2: object.Tree, blob1: object.Blob, blob2: object.Blob, commit1: object.Commit}}
-	got := rp.askOrder([]object.ID{tree1, blob1, unknown1, commit1, blob2, tree2, unknown2})
+	f := &Fetcher{linked: map[object.ID]object.Type{tree1: object.Tree, tree2: object.Tree, blob1: object.Blob, blob2: object.Blob, commit1: object.Commit}}
+	got := f.askOrder([]object.ID{tree1, blob1, unknown1, commit1, blob2, tree2, unknown2})
 	want := []object.ID{blob1, blob2, unknown1, unknown2, tree1, tree2, commit1}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)

@@ -1,4 +1,4 @@
-package remote
+package mend
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 	"github.com/git-durable/git-durable/pack"
 )
 
-// packAnswer publishes a repair's answer, kept whole in scratch, as it
+// packAnswer publishes a mend's answer, kept whole in scratch, as it
 // came, where it is one pack of which every object was asked for (ids):
 // its files, which the unpack checked object by object, are copied into
 // temporary files of the run's store and published as a kept pack is
@@ -107,7 +107,7 @@ func copyPackFile(run *objstore.Run, tx *batch.Transaction, path, ext string) (b
 // the run's store, whole objects (pack.WriteWhole), published as a kept
 // pack is: its files written out, renamed, one flush after the last. It
 // returns the pack's path ("" where none came) and how many objects it
-// holds. A repair (Refetch) writes so: one file and one flush for
+// holds. A mend writes so: one file and one flush for
 // thousands of objects, which git then reads where a damaged pack's copy
 // fails.
 func packAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (string, int, error) {
@@ -147,12 +147,12 @@ func packAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (string, i
 }
 
 // noteLinks returns an unpack's Object callback that calls next, and
-// notes in h.repair.linked the type of every object that a tree or a commit of
+// notes in f.linked the type of every object that a tree or a commit of
 // the answer names: to ask for what the answer left out in a better order
 // (askOrder), learnt from what the unpack has in hand, not read again.
-func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []byte)) func(object.ID, object.Type, []byte) {
-	if h.repair.linked == nil {
-		h.repair.linked = map[object.ID]object.Type{}
+func (f *Fetcher) noteLinks(format object.Format, next func(object.ID, object.Type, []byte)) func(object.ID, object.Type, []byte) {
+	if f.linked == nil {
+		f.linked = map[object.ID]object.Type{}
 	}
 	var mu sync.Mutex
 	return func(id object.ID, typ object.Type, data []byte) {
@@ -160,26 +160,26 @@ func (h *helper) noteLinks(f object.Format, next func(object.ID, object.Type, []
 		if data == nil || typ != object.Tree && typ != object.Commit {
 			return
 		}
-		links, _ := fsck.AppendLinks(nil, typ, data, f)
+		links, _ := fsck.AppendLinks(nil, typ, data, format)
 		mu.Lock()
 		defer mu.Unlock()
 		for _, l := range links {
-			h.repair.linked[l.ID] = l.Type
+			f.linked[l.ID] = l.Type
 		}
 	}
 }
 
-// notFetched returns which of ids none of the packs a repair wrote holds:
+// notFetched returns which of ids none of the packs a mend wrote holds:
 // those packs hold, each object hashed by the unpack as it came, what the
 // upstream sent of what was asked.
-func (h *helper) notFetched(f object.Format, ids []object.ID) (map[object.ID]bool, error) {
+func (f *Fetcher) notFetched(ids []object.ID) (map[object.ID]bool, error) {
 	var idxs []*pack.Index
-	for _, p := range h.repair.packs {
+	for _, p := range f.packs {
 		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
 		if err != nil {
 			return nil, err
 		}
-		x, err := pack.ParseIndex(data, f)
+		x, err := pack.ParseIndex(data, f.Store.Repo.Format)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package mirror
+package mend
 
 import (
 	"errors"
@@ -75,16 +75,15 @@ func goodCopies(store *loose.Store, f object.Format, fetched fetchedPacks) func(
 	}
 }
 
-// stillBroken reads again every object the verification c found broken,
+// stillBroken reads again every object the verification found broken,
 // as git would (a good loose copy first), but those the fetched packs hold
-// (the unpack hashed them as they came, the damaged copies are gone, and
-// git prune-packed removed the loose ones), and returns what still cannot
-// be read, as an error; nil where everything reads.
-func stillBroken(r *repo.Repo, c *checked, fetched fetchedPacks) error {
+// (the unpack hashed them as they came), and returns those that still
+// cannot be read.
+func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks) []object.ID {
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
 	defer store.Close()
 	var left []object.ID
-	for _, id := range c.report.Broken() {
+	for _, id := range f.Report.Broken() {
 		if fetched.has(id) {
 			continue
 		}
@@ -99,8 +98,5 @@ func stillBroken(r *repo.Repo, c *checked, fetched fetchedPacks) error {
 			left = append(left, id)
 		}
 	}
-	if len(left) > 0 {
-		return fmt.Errorf("%d %s still broken after the repair (%s)", len(left), plural(len(left), "object is", "objects are"), describeIDs(left))
-	}
-	return nil
+	return left
 }

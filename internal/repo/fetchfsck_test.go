@@ -1,4 +1,4 @@
-package remote
+package repo
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/fsck"
-	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -26,18 +25,18 @@ func TestFsckOptions(t *testing.T) {
 		}
 		return ""
 	}
-	kv := func(pairs ...string) repo.Config {
-		var c repo.Config
+	kv := func(pairs ...string) Config {
+		var c Config
 		for i := 0; i < len(pairs); i += 2 {
-			c = append(c, repo.Entry{Key: pairs[i], Value: pairs[i+1]})
+			c = append(c, Entry{Key: pairs[i], Value: pairs[i+1]})
 		}
 		return c
 	}
 	on := []string{"fetch.fsckobjects", "true"}
-	with := func(more ...string) repo.Config { return kv(append(append([]string{}, on...), more...)...) }
+	with := func(more ...string) Config { return kv(append(append([]string{}, on...), more...)...) }
 	for _, tc := range []struct {
 		name    string
-		cfg     repo.Config
+		cfg     Config
 		on      bool
 		sev     map[string]fsck.Severity
 		skipped bool
@@ -68,7 +67,7 @@ func TestFsckOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			o, err := fsckOptions(tc.cfg, object.SHA1, getenv, &out)
+			o, err := tc.cfg.FsckOptions(object.SHA1, getenv, &out)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Fatalf("error %v, want %q", err, tc.err)

@@ -1,4 +1,4 @@
-package remote
+package mend
 
 import (
 	"errors"
@@ -8,47 +8,26 @@ import (
 	"sync/atomic"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/objstore"
-	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
-// healChunk is how many objects one heal request asks for: the unpack
-// limit of the repository (git's default where it keeps every pack), so
-// that no answer is written as more loose objects than git would explode
-// from one.
-func healChunk(limit uint32) int {
-	if limit == 0 {
-		return repo.DefaultUnpackLimit
-	}
-	return int(limit)
-}
-
 // writeAsked writes, of the answer p to a request for ids, the objects
-// asked for and nothing else. The whole answer is first exploded, checked
-// as any fetch's objects are (fetch.fsckObjects), into a scratch directory
-// under objects/ that is never synced and always removed: an upstream that
+// asked for and nothing else. The whole answer is first unpacked, checked
+// as any fetch's objects are (Strict), into a scratch directory under
+// objects/ that is never synced and always removed: an upstream that
 // cannot filter sends a tree with what it holds, and any upstream can send
 // more than it was asked for, objects that may be the bases of the ones
 // asked. Then each asked object that came is written into the repository
-// under one batch (a writeout each, one flush after the last), replacing a
-// broken copy; the others are dropped, and said. It returns the stats of
-// the batch; an error of the unpack is accounted already (runErr).
-func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error) {
-	r, err := h.repository()
-	if err != nil {
-		return objstore.Stats{}, err
-	}
-	_, strict, err := h.checks(r)
-	if err != nil {
-		return objstore.Stats{}, err
-	}
-	run, err := h.begin(r)
-	if err != nil {
-		return objstore.Stats{}, err
-	}
+// (keepAsked); the others are dropped, and said. It returns the stats of
+// the run; an error of the unpack goes through Finish.
+func (f *Fetcher) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error) {
+	r := f.Store.Repo
+	run := f.Store.Begin()
 	defer run.End()
 	scratch, err := os.MkdirTemp(r.ObjectDir, "tmp_objdir-heal-")
 	if err != nil {
@@ -56,38 +35,44 @@ func (h *helper) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, error
 	}
 	defer os.RemoveAll(scratch)
 	// The repository's objects are bases for what the answer sends as
-	// deltas on them; not where its packs are damaged (a repair): the
-	// scratch store would take their copies for good and skip the objects.
+	// deltas on them; not for a mend (its packs are damaged): the scratch
+	// store would take their copies for good and skip the objects.
 	var alts []string
-	if h.repair == nil {
-		alts = append([]string{r.ObjectDir}, loose.SplitAlternates(h.env.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))...)
+	if !f.Packs {
+		alts = append([]string{r.ObjectDir}, f.Alternates...)
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
 	defer all.Close()
-	opts := run.Options(maskWriter{h.errw}, nil)
-	opts.Strict = strict
+	opts := run.Options(maskWriter{f.Messages}, nil)
+	opts.Strict = f.Strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
 	scratchPolicy := batch.New(batch.OS, scratch, batch.Options{Method: batch.None})
-	if h.repair != nil {
-		// A repair's answer is kept whole in the scratch directory: no
+	if f.Packs {
+		// A mend's answer is kept whole in the scratch directory: no
 		// loose file per object, and where it holds only what was asked
 		// it is published as it came (packAnswer); the links its trees
 		// name order what is asked for next.
 		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: run.Settings.PackCompression}, scratchPolicy
-		opts.Object = h.noteLinks(r.Format, opts.Object)
+		opts.Object = f.noteLinks(r.Format, opts.Object)
 	}
-	res, err := unpack.Run(h.ctx, p, all, scratchPolicy, opts)
-	if err = h.runErr(p, run, res, err); err != nil {
+	res, err := unpack.Run(f.Ctx, p, all, scratchPolicy, opts)
+	switch {
+	case f.Finish != nil:
+		err = f.Finish(p, run, res, err)
+	case err == nil && len(res.Rest) > 0:
+		err = upstream.ErrJunk
+	}
+	if err != nil {
 		return objstore.Stats{}, err
 	}
 	res.Existing = 0
-	if res.Written, err = h.keepAsked(scratch, r.Format, run, ids); err != nil {
+	if res.Written, err = f.keepAsked(scratch, run, ids); err != nil {
 		return objstore.Stats{}, err
 	}
 	if n := extra.Load(); n > 0 {
-		fmt.Fprintf(h.errw, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
-			h.url, n, plural(n, "object", "objects"), plural(n, "it was", "they were"))
+		fmt.Fprintf(f.Messages, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
+			f.URL, n, plural(int(n), "object", "objects"), plural(int(n), "it was", "they were"))
 	}
 	return run.Stats(res), nil
 }
@@ -107,13 +92,12 @@ func countUnasked(ids []object.ID, n *atomic.Int64) func(object.ID, object.Type,
 }
 
 // keepAsked writes what of ids the answer brought into scratch into the
-// repository: as one pack where a repair asked (the pack's path noted
-// for Refetch), else as loose objects. It returns how many
-// it wrote.
-func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, ids []object.ID) (int, error) {
-	came := loose.Open(batch.OS, scratch, loose.Options{Format: f})
+// repository: as one pack for a mend (its path noted), else as loose
+// objects. It returns how many it wrote.
+func (f *Fetcher) keepAsked(scratch string, run *objstore.Run, ids []object.ID) (int, error) {
+	came := loose.Open(batch.OS, scratch, loose.Options{Format: f.Store.Repo.Format})
 	defer came.Close()
-	if h.repair == nil {
+	if !f.Packs {
 		return copyAsked(came, run, ids)
 	}
 	path, n, err := packAnswer(scratch, run, ids)
@@ -121,7 +105,7 @@ func (h *helper) keepAsked(scratch string, f object.Format, run *objstore.Run, i
 		path, n, err = packAsked(came, run, ids)
 	}
 	if path != "" {
-		h.repair.packs = append(h.repair.packs, path)
+		f.packs = append(f.packs, path)
 	}
 	return n, err
 }
@@ -154,9 +138,20 @@ func copyAsked(came *loose.Store, run *objstore.Run, ids []object.ID) (int, erro
 }
 
 // plural is one or many, by n.
-func plural(n int64, one, many string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
+}
+
+// maskWriter writes what is written to it with the bytes a terminal would
+// act on masked, as git masks text from the outside.
+type maskWriter struct{ w io.Writer }
+
+func (m maskWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(m.w, mask.Printable(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

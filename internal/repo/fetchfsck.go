@@ -1,4 +1,4 @@
-package remote
+package repo
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/fsck"
-	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -17,7 +16,7 @@ type fsckSetting struct {
 	path  string // the skip list
 }
 
-// fsckOptions returns the checks a fetch runs on the objects it receives
+// FsckOptions returns the checks a fetch runs on the objects it receives
 // (nil: none), as git 2.39's fetch-pack sets them up for index-pack
 // --strict: fetch.fsckObjects, else transfer.fsckObjects, else off; then,
 // in the order of the configuration, each fetch.fsck.<msg-id> severity
@@ -25,7 +24,7 @@ type fsckSetting struct {
 // the fetch.fsck.* entries are read whether or not the checks are on: an
 // unknown message id is skipped with a warning, an unknown severity is
 // fatal.
-func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, errw io.Writer) (*fsck.Options, error) {
+func (c Config) FsckOptions(f object.Format, getenv func(string) string, errw io.Writer) (*fsck.Options, error) {
 	sets, err := fsckSettings(c, getenv, errw)
 	if err != nil {
 		return nil, err
@@ -61,7 +60,7 @@ func fsckOptions(c repo.Config, f object.Format, getenv func(string) string, err
 
 // fsckSettings reads the fetch.fsck.* entries in the order of the
 // configuration: a severity per message id, a skip list per file.
-func fsckSettings(c repo.Config, getenv func(string) string, errw io.Writer) ([]fsckSetting, error) {
+func fsckSettings(c Config, getenv func(string) string, errw io.Writer) ([]fsckSetting, error) {
 	var sets []fsckSetting
 	for _, e := range c {
 		name, ok := strings.CutPrefix(e.Key, "fetch.fsck.")
@@ -73,7 +72,7 @@ func fsckSettings(c repo.Config, getenv func(string) string, errw io.Writer) ([]
 				fmt.Fprintf(errw, "error: missing value for '%s'\n", e.Key)
 				continue
 			}
-			p, err := repo.ExpandPath(e.Value, getenv)
+			p, err := ExpandPath(e.Value, getenv)
 			if err != nil {
 				return nil, err
 			}

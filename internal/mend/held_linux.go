@@ -1,0 +1,78 @@
+package mend
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// inUse says whether a live process works in a repository: known is false
+// where that cannot be told.
+type inUse struct {
+	known bool
+	pids  []int
+}
+
+// busy reads which live processes work in the git directory dir: those
+// whose working directory, an open file, a mapped file or whose GIT_DIR
+// lies in it (every /proc/<pid>), but this one. git does not keep its
+// lock files open (it closes a ref's lock once written, and holds a
+// prepared transaction's locks closed), so what holds a lock is a process
+// in the repository. A process whose /proc entries the runner may not read
+// (another user's, without root) is not seen: a lock in a repository the
+// runner's user owns is that user's git's.
+func busy(dir string) *inUse {
+	pids, err := os.ReadDir("/proc")
+	if err != nil {
+		return &inUse{}
+	}
+	dir = filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	in := func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	u := &inUse{known: true}
+	self := os.Getpid()
+	for _, e := range pids {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		proc := filepath.Join("/proc", e.Name())
+		if works(proc, in) {
+			u.pids = append(u.pids, pid)
+		}
+	}
+	return u
+}
+
+// works reports whether the process of /proc/<pid> proc has its working
+// directory, an open file, a mapped file or its GIT_DIR where in says.
+func works(proc string, in func(string) bool) bool {
+	if cwd, err := os.Readlink(filepath.Join(proc, "cwd")); err == nil && in(cwd) {
+		return true
+	}
+	fds, _ := os.ReadDir(filepath.Join(proc, "fd"))
+	for _, fd := range fds {
+		if p, err := os.Readlink(filepath.Join(proc, "fd", fd.Name())); err == nil && in(p) {
+			return true
+		}
+	}
+	if maps, err := os.ReadFile(filepath.Join(proc, "maps")); err == nil {
+		for _, l := range bytes.Split(maps, []byte("\n")) {
+			if i := bytes.IndexByte(l, '/'); i >= 0 && in(string(l[i:])) {
+				return true
+			}
+		}
+	}
+	if env, err := os.ReadFile(filepath.Join(proc, "environ")); err == nil {
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, []byte("GIT_DIR=")); ok && in(filepath.Clean(string(v))) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,218 @@
+package mend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/internal/quarantine"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/verify"
+	"github.com/git-durable/git-durable/object"
+)
+
+// Options configure a Mend.
+type Options struct {
+	// URL is the upstream's address, where the broken objects are fetched
+	// again from ("" where the repository has no remote).
+	URL string
+	// Getenv is the process's environment (nil: os.Getenv), read as the
+	// helper reads its own to reach the upstream (git's -c values, its
+	// protocol policy, proxies).
+	Getenv func(string) string
+	// Quarantine takes what the mend retires; nil: the repository's
+	// (quarantine.For).
+	Quarantine *quarantine.Dir
+	// Stats, when set, is the absolute path of a statistics file
+	// (report.StatsEnv) that gets a line per answer fetched.
+	Stats string
+}
+
+// Mended is what a mend did.
+type Mended struct {
+	Fetched int      // objects fetched again by id
+	Asked   int      // broken copies asked for again
+	Did     []string // a phrase per pack put right or ref set aside
+	// Left are the objects still broken, and NotSent those broken
+	// copies the upstream did not send (of the Fetched+NotSent asked
+	// for); Missing the refs whose object is still not there.
+	Left, NotSent []object.ID
+	Missing       []RefObject
+	// Retired are the files set aside, relative to the git directory,
+	// and Quarantine where (its run's folder).
+	Retired    []string
+	Quarantine string
+}
+
+// mender is one mend of one repository.
+type mender struct {
+	ctx     context.Context
+	r       *repo.Repo
+	t       *objstore.Session
+	q       *quarantine.Dir
+	fetched fetchedPacks
+}
+
+// Mend puts right what the verification f found in the repository git
+// runs in, which the caller holds: each object whose own copy is broken (a
+// packed entry whose bytes are bad or cut off, a loose file) and each
+// object a ref names that is missing is fetched again by id from the
+// upstream, into packs of their own written durably (Fetcher, Packs); each
+// pack that held a broken copy is then written again with good copies in
+// their place, durably, before the damaged one is set aside (mendPack); a
+// pack without a usable index gets one again beside it (reindex), and one
+// with a broken entry the upstream did not send is left as it is; a broken
+// loose copy is set aside once a fetched pack holds the object. A ref is
+// never deleted: one whose object the upstream does not have either is
+// set aside (it names nothing git can read), for the update to fetch the
+// upstream's value. What is left broken is in the result, and the error
+// says why the mend stopped.
+func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err error) {
+	r, err := openRepo(ctx, git)
+	if err != nil {
+		return out, err
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	t, err := objstore.Open(r, o.Getenv, io.Discard, true)
+	if err != nil {
+		return out, err
+	}
+	defer t.Close()
+	m := &mender{ctx: ctx, r: r, t: t, q: o.Quarantine}
+	if m.q == nil {
+		m.q = quarantine.For(r.CommonDir)
+	}
+	defer func() {
+		out.Retired, out.Quarantine = m.q.Retired(), m.q.Path()
+	}()
+	own, packs, byPack := brokenCopies(f.Report)
+	wanted := append([]object.ID(nil), own...)
+	for _, ref := range f.Missing {
+		wanted = append(wanted, ref.ID)
+	}
+	var closeFetched func()
+	if len(wanted) > 0 {
+		fetched, left, err := m.fetch(o, dedupe(wanted))
+		m.fetched, closeFetched = openFetched(fetched, r.Format)
+		defer closeFetched()
+		out.Fetched, out.Asked = len(dedupe(wanted))-len(left), len(own)
+		for _, id := range left {
+			if slices.Contains(own, id) {
+				out.NotSent = append(out.NotSent, id) // a ref's is set aside below
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	lacking := map[object.ID]bool{}
+	for _, id := range out.NotSent {
+		lacking[id] = true
+	}
+	for path, why := range packs {
+		if slices.ContainsFunc(slices.Collect(maps.Keys(byPack[path])), func(id object.ID) bool { return lacking[id] }) {
+			continue // no good copy of one of its broken entries: left as it is
+		}
+		what, err := m.mendPack(path, why, byPack[path])
+		if err != nil {
+			return out, fmt.Errorf("%s: %v", filepath.Base(path), err)
+		}
+		out.Did = append(out.Did, what)
+	}
+	if err := m.retireLoose(f.Report); err != nil {
+		return out, err
+	}
+	if out.Missing, err = MissingRefObjects(ctx, git); err != nil {
+		return out, err
+	}
+	if len(out.Missing) > 0 {
+		did, err := m.setAsideRefs(out.Missing, func() ([]RefObject, error) { return MissingRefObjects(ctx, git) })
+		out.Did = append(out.Did, did...)
+		if err != nil {
+			return out, err
+		}
+		if out.Missing, err = MissingRefObjects(ctx, git); err != nil {
+			return out, err
+		}
+	}
+	out.Left = stillBroken(r, f, m.fetched)
+	return out, m.q.Flush()
+}
+
+// brokenCopies sorts what a verification found: the objects whose own
+// copy is broken, to fetch again; the packs to mend, with why; and the
+// broken copies of each.
+func brokenCopies(rep *verify.Report) ([]object.ID, map[string]string, map[string]map[object.ID]bool) {
+	seen := map[object.ID]bool{}
+	var own []object.ID
+	packs := map[string]string{}
+	byPack := map[string]map[object.ID]bool{}
+	for _, d := range rep.Damage {
+		if d.Own && !seen[d.ID] {
+			seen[d.ID] = true
+			own = append(own, d.ID)
+		}
+		if d.Pack == "" || !d.Own && !d.ID.IsZero() {
+			continue
+		}
+		if packs[d.Pack] == "" {
+			packs[d.Pack] = d.Why
+		}
+		if d.Own {
+			if byPack[d.Pack] == nil {
+				byPack[d.Pack] = map[object.ID]bool{}
+			}
+			byPack[d.Pack][d.ID] = true
+		}
+	}
+	return own, packs, byPack
+}
+
+// retireLoose sets aside each broken loose copy the verification found of
+// an object a fetched pack now holds: git reads packs first and never
+// notices the file, but git fsck fails on it.
+func (m *mender) retireLoose(rep *verify.Report) error {
+	for _, d := range rep.Damage {
+		if d.Pack == "" && !d.ID.IsZero() && m.fetched.has(d.ID) {
+			dir, rest := d.ID.Shard()
+			if err := m.q.Retire(filepath.Join(m.r.ObjectDir, dir, rest)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dedupe returns ids without repeats, in order.
+func dedupe(ids []object.ID) []object.ID {
+	seen := make(map[object.ID]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Refs mends what an update fails on when a ref names an object the
+// repository does not have ("bad object", "did not send all necessary
+// objects"): the refs whose object is missing, each object fetched again
+// by id, and each ref whose object the upstream does not have either set
+// aside (Mend). It reports whether any ref was found so.
+func Refs(ctx context.Context, git Git, o Options) (Mended, bool, error) {
+	missing, err := MissingRefObjects(ctx, git)
+	if err != nil || len(missing) == 0 {
+		return Mended{}, false, err
+	}
+	m, err := Mend(ctx, git, &Findings{Report: &verify.Report{}, Missing: missing}, o)
+	return m, true, err
+}

@@ -1,0 +1,131 @@
+package mend
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/nofollow"
+	"github.com/git-durable/git-durable/internal/objstore"
+	"github.com/git-durable/git-durable/internal/proc"
+	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/unpack"
+	"github.com/git-durable/git-durable/internal/upstream"
+	"github.com/git-durable/git-durable/internal/upstream/transport"
+	"github.com/git-durable/git-durable/object"
+)
+
+// fetch fetches ids again by id from the upstream o.URL, in this process,
+// as the helper's sessions fetch: each object checked as the repository's
+// fetches check theirs, kept in packs of its own written durably. It
+// returns the packs written, the ids none of them holds, and why the
+// upstream could not be asked, in git's words.
+func (m *mender) fetch(o Options, ids []object.ID) (packs []string, left []object.ID, err error) {
+	if o.URL == "" {
+		return nil, ids, errors.New("no remote to fetch the broken objects from")
+	}
+	url := strings.TrimPrefix(o.URL, "durable::")
+	if local(url) && !filepath.IsAbs(url) {
+		url = filepath.Join(m.workTop(), url) // git reads such a remote from there
+	}
+	red := &transport.Redactor{}
+	env := proc.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(k string) string {
+		if k == "GIT_TERMINAL_PROMPT" {
+			return "0" // no one is there to answer
+		}
+		return o.Getenv(k)
+	}}
+	cfg := func() (repo.Config, error) { return m.r.Config, nil }
+	rem, err := upstream.Open(m.ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red})
+	if err != nil {
+		return nil, ids, errors.New(red.Scrub(say(err, transport.Anonymize(url), nil)))
+	}
+	strict, err := m.r.Config.FsckOptions(m.r.Format, env.Getenv, io.Discard)
+	if err != nil {
+		return nil, ids, err
+	}
+	f := &Fetcher{Ctx: m.ctx, Store: m.t, Strict: strict, URL: rem.URL, Messages: io.Discard, Packs: true, Chunk: chunk,
+		Describe: func(err error) string { return say(err, rem.URL, rem) }}
+	if o.Stats != "" {
+		f.Account = func(s objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, s, err) }
+	}
+	left, err = f.Rounds(func() (*upstream.Upload, error) { return rem.OpenUpload(nil) }, ids)
+	if err != nil {
+		err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+	}
+	return f.Written(), left, err
+}
+
+// chunk is how many objects one request of a mend asks for.
+const chunk = 10000
+
+// workTop is the directory git reads the repository's relative paths
+// from: the work tree's top, or the git directory of a bare repository.
+func (m *mender) workTop() string {
+	if filepath.Base(m.r.GitDir) == ".git" {
+		return filepath.Dir(m.r.GitDir)
+	}
+	return m.r.GitDir
+}
+
+// local reports whether url names a repository on this machine by path
+// (no scheme, not scp-like host:path).
+func local(url string) bool {
+	if strings.Contains(url, "://") {
+		return false
+	}
+	colon := strings.IndexByte(url, ':')
+	slash := strings.IndexByte(url, '/')
+	return colon < 0 || slash >= 0 && slash < colon
+}
+
+// say is a failure of the upstream at url (r, once open) in git's words.
+func say(err error, url string, r *upstream.Remote) string {
+	if msg, ok := r.Failure(); ok {
+		return msg
+	}
+	var se *unpack.StrictError
+	var oe *OpenError
+	switch {
+	case errors.As(err, &se):
+		return se.Msg
+	case errors.As(err, &oe):
+		return say(oe.Err, url, r)
+	}
+	if msg, ok := transport.Describe(err, url); ok {
+		return msg
+	}
+	if msg, ok := upstream.RemoteError(err); ok {
+		return msg
+	}
+	if lines, _ := unpack.Describe(err); len(lines) > 0 && !errors.Is(err, upstream.ErrJunk) {
+		text := make([]string, len(lines))
+		for i, l := range lines {
+			text[i] = l.Text
+		}
+		return fmt.Sprintf("bad pack from '%s': %s", url, strings.Join(text, ": "))
+	}
+	return mask.OneLine(err.Error())
+}
+
+// appendStats adds the line of an answer a mend fetched to the statistics
+// file path, as the helper's fetch batches add theirs.
+func appendStats(path, gitDir, url string, s objstore.Stats, err error) {
+	line := struct {
+		URL        string `json:"url"`
+		Repository string `json:"repository"`
+		Op         string `json:"op"`
+		objstore.Stats
+		Error string `json:"error,omitempty"`
+	}{URL: url, Repository: gitDir, Op: "mend", Stats: s}
+	if err != nil {
+		line.Error = mask.OneLine(err.Error())
+	}
+	if b, jerr := json.Marshal(line); jerr == nil && filepath.IsAbs(path) {
+		nofollow.Append(path, append(b, '\n'), 0o666)
+	}
+}
