@@ -104,8 +104,14 @@ func (src *source) headerType(id object.ID) object.Type {
 
 // Drop removes the broken loose copy of id where a good copy is in a pack
 // (Broken.Packed): git reads packs first and never notices the file, but
-// git fsck fails on it.
+// git fsck fails on it. With a quarantine, the copy is set aside there.
 func (s *Store) Drop(id object.ID) error {
+	if q := s.opts.Quarantine; q != nil {
+		if err := q.Retire(s.primary.path(id)); err != nil {
+			return err
+		}
+		return q.Flush()
+	}
 	err := s.fs.Remove(s.primary.path(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
