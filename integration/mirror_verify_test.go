@@ -194,7 +194,7 @@ func TestMirrorVerifyRepairs(t *testing.T) {
 			if strings.Contains(mtx, series("git_durable_verify_broken_objects", tree, m)+"0\n") || !strings.Contains(mtx, series("git_durable_verify_success", tree, m)+"1\n") {
 				t.Errorf("metrics:\n%s", mtx)
 			}
-			if c := verifier(t, env, tree); c.Code != 0 || strings.Contains(runnerLine(t, c, m), "repaired") {
+			if c := verifier(t, env, tree); c.Code != 0 || strings.Contains(runnerLine(t, c, m), "mended") {
 				t.Errorf("a second verification: exit %d\n%s%s", c.Code, c.Stdout, c.Stderr)
 			}
 		})

@@ -50,7 +50,7 @@ func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options
 					}
 					if why := p.check(file, e); why != "" {
 						mu.Lock()
-						damage = append(damage, Damage{ID: p.idx.ID(e.i), Pack: p.path, Why: why})
+						damage = append(damage, Damage{ID: p.idx.ID(e.i), Pack: p.path, Why: why, Own: p.untrusted})
 						mu.Unlock()
 					}
 				}

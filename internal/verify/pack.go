@@ -34,6 +34,10 @@ type packSet struct {
 	idx     *pack.Index
 	format  object.Format
 	entries []entry // by offset
+	// untrusted says that the index's own checksum failed: its offsets
+	// and ids lay the pack out (git reads it so), its CRCs are not used,
+	// and an object that does not read back is taken for broken itself.
+	untrusted bool
 }
 
 // checkPack verifies the pack at path and its index: the index's own
@@ -76,7 +80,8 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 // pack's entries by offset with the index, and what is wrong with the
 // pack's frame (its header, its trailer: "" where nothing is); a pack cut
 // short has entries that end past its end. An index git cannot use is an
-// error.
+// error; one whose own checksum fails lays the pack out without its CRCs
+// (HasCRC false).
 func Layout(path string, f object.Format) (*pack.Index, []pack.Span, string, error) {
 	p, damage, err := openPack(path, f)
 	if err != nil {
@@ -89,15 +94,16 @@ func Layout(path string, f object.Format) (*pack.Index, []pack.Span, string, err
 	spans := make([]pack.Span, len(p.entries))
 	for k, e := range p.entries {
 		crc, has := p.idx.CRC(e.i)
-		spans[k] = pack.Span{ID: p.idx.ID(e.i), Pos: e.i, Start: e.start, End: e.end, CRC: crc, HasCRC: has}
+		spans[k] = pack.Span{ID: p.idx.ID(e.i), Pos: e.i, Start: e.start, End: e.end, CRC: crc, HasCRC: has && !p.untrusted}
 	}
 	return p.idx, spans, p.whole, nil
 }
 
 // openPack opens the pack at path with its index, and lays it out
-// (frame). An index that does not parse or whose checksum fails breaks
+// (frame). An index that does not parse, or that lays out nothing, breaks
 // every object of the pack: that is returned as damage, with a nil
-// packSet.
+// packSet. An index whose own checksum fails is damage too, returned with
+// the pack laid out by it (untrusted).
 func openPack(path string, f object.Format) (*packSet, []Damage, error) {
 	idxPath := strings.TrimSuffix(path, ".pack") + ".idx"
 	whole := func(why string) (*packSet, []Damage, error) {
@@ -111,17 +117,24 @@ func openPack(path string, f object.Format) (*packSet, []Damage, error) {
 	if err != nil {
 		return whole("index file " + idxPath + " is corrupt")
 	}
-	if sum, covered := idx.Checksum(); !bytes.Equal(sumOf(f.NewChecksum(), covered), sum) {
-		return whole("index file " + idxPath + " has a bad checksum")
-	}
+	sum, covered := idx.Checksum()
+	untrusted := !bytes.Equal(sumOf(f.NewChecksum(), covered), sum)
 	file, err := os.Open(path)
 	if err != nil {
 		return whole(fmt.Sprintf("cannot open: %v", err))
 	}
-	p := &packSet{path: path, f: file, idx: idx, format: f}
+	p := &packSet{path: path, f: file, idx: idx, format: f, untrusted: untrusted}
 	if why := p.frame(); why != "" {
 		file.Close()
+		if untrusted {
+			why = "index file " + idxPath + " has a bad checksum"
+		}
 		return whole(why)
+	}
+	if untrusted {
+		// git reads the pack through it all the same (it checks an
+		// index's checksum only in git fsck): so does the check.
+		return p, []Damage{{Pack: path, Why: "index file " + idxPath + " has a bad checksum"}}, nil
 	}
 	return p, nil, nil
 }
@@ -206,7 +219,7 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 			crc.Write(chunk[:take])
 			chunk, off = chunk[take:], off+take
 			if off == e.end {
-				if want, ok := p.idx.CRC(e.i); ok && crc.Sum32() != want {
+				if want, ok := p.idx.CRC(e.i); ok && !p.untrusted && crc.Sum32() != want {
 					bad[e.i] = fmt.Sprintf("bad packed object CRC for %s", p.idx.ID(e.i))
 				}
 				crc.Reset()
