@@ -80,7 +80,7 @@ type Cmd struct {
 // test only when the program cannot be started.
 func Exec(t testing.TB, env []string, dir string, stdin []byte, name string, args ...string) *Cmd {
 	t.Helper()
-	c := exec.Command(name, args...)
+	c := exec.Command(lookPath(name, env), args...)
 	c.Dir, c.Env = dir, env
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
@@ -201,4 +201,25 @@ func Advertisement(lines ...string) []byte {
 	}
 	b.WriteString("0000")
 	return b.Bytes()
+}
+
+// lookPath finds name as a shell started with env would: in the
+// directories of env's PATH (the test process's own where env sets none),
+// so that a test's environment chooses its git.
+func lookPath(name string, env []string) string {
+	if strings.ContainsRune(name, filepath.Separator) {
+		return name
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if path, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(path) {
+				p := filepath.Join(d, name)
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+					return p
+				}
+			}
+			break
+		}
+	}
+	return name
 }
