@@ -4,86 +4,199 @@ package integration
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
 )
 
-// TestBlockReplayRepair: the repair of a mirror whose pack has a broken
-// blob (--verify fetches it again, writes the pack again, removes the
-// damaged one) on ext4, ext4 with fast commits and xfs, recorded at the
-// block level and replayed at every flush and subsets of the writes after
-// it. In every crash image every object the mirror could read before the
-// repair reads still (the new pack is durable before the damaged one
-// goes), and no final name holds a broken object; in every image from the
-// last flush before the runner returned, the repository is as it left it
-// and git fsck --strict is clean.
+// repairCase is a damage a repair puts right, as the block replays record
+// it: how the mirror m (cloned from up, under the filesystem's root) is
+// damaged, and what the runner is asked to do.
+type repairCase struct {
+	name string
+	// damage damages m and returns the objects broken (whose final names
+	// may hold anything until the repair is durable).
+	damage func(t *testing.T, env []string, root, m, up string) (broken []string)
+	// run runs the runner on root and reports whether it ran to its end
+	// (a run stopped midway has no state of its own to hold).
+	run func(t *testing.T, env []string, root, m string) (finished bool)
+	// away says that the objects are away (an alternates store not
+	// mounted): none reads before, and git fsck cannot check any.
+	away bool
+}
+
+// verifies is a repairCase's run: --verify, which must end "ok" and say
+// what it mended.
+func verifies(t *testing.T, env []string, root, m string) bool {
+	c := verifier(t, env, root)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "mended: ") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	return true
+}
+
+var repairCases = []repairCase{
+	{"a blob", func(t *testing.T, env []string, root, m, up string) []string {
+		blob, off, path := packedBlob(t, env, m)
+		flipByte(t, path, off+4)
+		return []string{blob.String()}
+	}, verifies, false},
+	{"a lost tip", func(t *testing.T, env []string, root, m, up string) []string {
+		// A tip commit a crash lost before it was synced: --verify fetches
+		// it again by id, and never touches the ref.
+		advance(t, env, up, 1, "")
+		gittest.Git(t, env, m, "-c", "fetch.unpackLimit=100", "remote", "update", "--prune")
+		tip := strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main"))
+		if err := os.Remove(filepath.Join(m, "objects", tip[:2], tip[2:])); err != nil {
+			t.Fatal(err)
+		}
+		return []string{tip}
+	}, verifies, false},
+	{"an index's checksum", func(t *testing.T, env []string, root, m, up string) []string {
+		// The index made again from the pack beside the one git reads.
+		idx, path := packIndex(t, m)
+		flipByte(t, strings.TrimSuffix(path, ".pack")+".idx", idxCRC(idx.Count(), idx.Count()/2))
+		return nil
+	}, verifies, false},
+	{"a stopped mend", func(t *testing.T, env []string, root, m, up string) []string {
+		blob, off, path := packedBlob(t, env, m)
+		flipByte(t, path, off+4)
+		idx, _ := packIndex(t, m)
+		flipByte(t, strings.TrimSuffix(path, ".pack")+".idx", idxCRC(idx.Count(), 0))
+		return []string{blob.String()}
+	}, func(t *testing.T, env []string, root, m string) bool {
+		// SIGTERM once the verification has read the pack: amid the mend.
+		cmd := exec.Command(filepath.Join(binDir, "git-remote-durable"), "--verify", root)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		return false
+	}, false},
+	{"an alternates store away", func(t *testing.T, env []string, root, m, up string) []string {
+		// A borrower whose store is not mounted: the update touches
+		// nothing.
+		store := filepath.Join(root, "store.git")
+		gittest.Git(t, env, root, "clone", "-q", "--mirror", "file://"+up, store)
+		gittest.WriteFile(t, m, "objects/info/alternates", filepath.Join(store, "objects")+"\n")
+		gittest.Git(t, env, m, "repack", "-adlq")
+		advance(t, env, up, 1, "")
+		if err := os.Rename(store, store+".away"); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	}, func(t *testing.T, env []string, root, m string) bool {
+		c := runner(t, env, root)
+		if l := runnerLine(t, c, m); c.Code != 1 || !strings.Contains(l, "does not exist") {
+			t.Fatalf("exit %d, %q", c.Code, l)
+		}
+		return true
+	}, true},
+}
+
+// TestBlockReplayRepair: each repair of repairCases on ext4, ext4 with
+// fast commits and xfs, recorded at the block level and replayed at every
+// flush and subsets of the writes after it. In every crash image every
+// object the mirror could read before the repair reads still (a
+// replacement is durable before anything it replaces goes), every ref is
+// in place with its value, and no final name holds a broken object; in
+// every image from the last flush before a repair that ran to its end
+// returned, the repository is as it left it and git fsck --strict is
+// clean.
 func TestBlockReplayRepair(t *testing.T) {
 	env := realEnv(t)
 	template := newUpstream(t, env, t.TempDir(), "up.git")
-	for _, fsys := range helperFS {
-		name := fsys.Type
-		if strings.Contains(strings.Join(fsys.Mkfs, " "), "fast_commit") {
-			name = "ext4-fast_commit"
-		}
-		t.Run(name, func(t *testing.T) {
-			up := filepath.Join(t.TempDir(), "up.git")
-			gittest.Git(t, env, "", "clone", "-q", "--bare", "--no-local", template, up)
-			s := blocktest.Start(t, fsys)
-			m := filepath.Join(s.Root, "m.git")
-			gittest.Git(t, env, s.Root, "clone", "-q", "--mirror", "-c", "fetch.unpackLimit=1", "durable::file://"+up, m)
-			blob, off, path := packedBlob(t, env, m)
-			readable := readableObjects(t, env, m, blob)
-			flipByte(t, path, off+4)
-			syncfs(t, s.Root)
-			s.Rec.Rebase()
-			s.Rec.Mark("start")
-			c := verifier(t, env, s.Root)
-			s.Rec.Mark("done")
-			if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "mended: ") {
-				t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	for _, rc := range repairCases {
+		for _, fsys := range helperFS {
+			name := fsys.Type
+			if strings.Contains(strings.Join(fsys.Mkfs, " "), "fast_commit") {
+				name = "ext4-fast_commit"
 			}
-			want, intact, files := repositoryState(t, s.Root, m)
-			if err := s.Stop(); err != nil {
-				t.Fatal(err)
-			}
-			base := blocktest.Scenario{
-				FS: fsys, Base: s.Rec.Base(), Log: s.Rec.Log(), ObjectDir: "m.git/objects", Format: object.SHA1,
-				Damaged: []string{blob.String()}, Points: blocktest.PointOptions{Subsets: 2, Seed: 13},
-			}
-			durable := base
-			durable.Want, durable.Intact, durable.Files, durable.Done, durable.Check = want, intact, files, "done", fsckAt(env, "m.git")
-			// Every image counts as durable from the mark before the repair:
-			// each must read what the mirror read before it.
-			asBefore := base
-			asBefore.Done, asBefore.Check = "start", readsAll(env, "m.git", readable)
-			for what, sc := range map[string]*blocktest.Scenario{"durable": &durable, "as readable as before": &asBefore} {
-				v, err := sc.Run()
-				if err != nil {
+			t.Run(rc.name+"/"+name, func(t *testing.T) {
+				up := filepath.Join(t.TempDir(), "up.git")
+				gittest.Git(t, env, "", "clone", "-q", "--bare", "--no-local", template, up)
+				s := blocktest.Start(t, fsys)
+				root := filepath.Join(s.Root, "tree")
+				m := filepath.Join(root, "m.git")
+				gittest.Git(t, env, s.Root, "clone", "-q", "--mirror", "-c", "fetch.unpackLimit=1", "durable::file://"+up, m)
+				broken := rc.damage(t, env, root, m, up)
+				var readable []string
+				if !rc.away {
+					readable = readableObjects(t, env, m, broken)
+				}
+				refsBefore := refs(t, env, m)
+				_, packsBefore, _ := repositoryState(t, s.Root, m)
+				syncfs(t, s.Root)
+				s.Rec.Rebase()
+				s.Rec.Mark("start")
+				finished := rc.run(t, env, root, m)
+				s.Rec.Mark("done")
+				want, intact, files := repositoryState(t, s.Root, m)
+				for p, b := range intact {
+					// A file replaced under its name (an index made again)
+					// holds the one before until the replacement: git fsck
+					// of the durable images checks the new one.
+					if old, ok := packsBefore[p]; ok && !bytes.Equal(old, b) {
+						delete(intact, p)
+					}
+				}
+				if err := s.Stop(); err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("%s, %s: %s", name, what, v)
-				if !v.OK() || v.Durable == 0 {
-					t.Errorf("%s, %s: %s", name, what, v)
+				base := blocktest.Scenario{
+					FS: fsys, Base: s.Rec.Base(), Log: s.Rec.Log(), ObjectDir: "tree/m.git/objects", Format: object.SHA1,
+					Damaged: broken, Points: blocktest.PointOptions{Subsets: 2, Seed: 13},
 				}
-			}
-		})
+				scenarios := map[string]*blocktest.Scenario{}
+				if finished {
+					durable := base
+					durable.Want, durable.Intact, durable.Files, durable.Done, durable.Check = want, intact, files, "done", fsckAt(env, "tree/m.git")
+					if rc.away {
+						durable.Check = refsAt(env, "tree/m.git", refsBefore)
+					}
+					scenarios["durable"] = &durable
+				}
+				// Every image counts as durable from the mark before the
+				// repair: each must read what the mirror read before it,
+				// with every ref as it was.
+				asBefore := base
+				asBefore.Done, asBefore.Check = "start", allOf(readsAll(env, "tree/m.git", readable), refsAt(env, "tree/m.git", refsBefore))
+				scenarios["as readable as before"] = &asBefore
+				for what, sc := range scenarios {
+					v, err := sc.Run()
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("%s, %s: %s", name, what, v)
+					if !v.OK() || v.Durable == 0 {
+						t.Errorf("%s, %s: %s", name, what, v)
+					}
+				}
+			})
+		}
 	}
 }
 
 // readableObjects lists the objects of the repository dir that git reads,
-// but the one about to be broken.
-func readableObjects(t *testing.T, env []string, dir string, but object.ID) []string {
+// but those broken.
+func readableObjects(t *testing.T, env []string, dir string, broken []string) []string {
 	t.Helper()
 	var ids []string
 	for _, l := range strings.Split(gittest.Git(t, env, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"), "\n") {
-		if l != "" && l != but.String() {
+		if l != "" && !contains(broken, l) {
 			ids = append(ids, l)
 		}
 	}
@@ -95,6 +208,9 @@ func readableObjects(t *testing.T, env []string, dir string, but object.ID) []st
 func readsAll(env []string, repo string, ids []string) func(root string) error {
 	in := []byte(strings.Join(ids, "\n") + "\n")
 	return func(root string) error {
+		if len(ids) == 0 {
+			return nil
+		}
 		cmd := exec.Command("git", "--git-dir="+filepath.Join(root, repo), "cat-file", "--batch")
 		cmd.Env, cmd.Stdin = env, bytes.NewReader(in)
 		var errb bytes.Buffer
@@ -105,4 +221,26 @@ func readsAll(env []string, repo string, ids []string) func(root string) error {
 		}
 		return nil
 	}
+}
+
+// refsAt returns the check of a crash image: the refs of the repository at
+// repo below the image's root are want (as refs lists them).
+func refsAt(env []string, repo string, want string) func(root string) error {
+	return func(root string) error {
+		dir := filepath.Join(root, repo)
+		out, err := exec.Command("git", "--git-dir="+dir, "for-each-ref", "--format=%(objectname) %(refname)").Output()
+		if err != nil {
+			return fmt.Errorf("git for-each-ref: %v", err)
+		}
+		head, _ := exec.Command("git", "--git-dir="+dir, "symbolic-ref", "-q", "HEAD").Output()
+		if got := string(out) + "HEAD -> " + string(head); got != want {
+			return fmt.Errorf("refs\n%s\nwant\n%s", got, want)
+		}
+		return nil
+	}
+}
+
+// allOf is the check that runs a, then b.
+func allOf(a, b func(root string) error) func(root string) error {
+	return func(root string) error { return errors.Join(a(root), b(root)) }
 }
