@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/sweep"
@@ -19,17 +18,16 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 	if err != nil {
 		return nil, err
 	}
-	loose := set.Policy(batch.OS, r.ObjectDir).Stats()
-	packs := set.PackPolicy(batch.OS, r.ObjectDir).Stats()
-	say("filesystem", "%s", describeFS(loose))
-	say("objects", "%s", describePath(loose))
-	say("kept packs", "%s", describePath(packs))
+	loose, packs := set.Plan(r.ObjectDir)
+	say("filesystem", "%s", loose.DescribeFS())
+	say("objects", "%s", loose.Path.Describe())
+	say("kept packs", "%s", packs.Path.Describe())
 	if set.Notice != "" {
 		say("settings", "%s", set.Notice)
 	}
-	for _, st := range []batch.Stats{loose, packs} {
-		if st.Path == batch.PathNone || st.Path == batch.PathWriteoutOnly {
-			problems = append(problems, fmt.Sprintf("objects are not durable (%s)", st.Path))
+	for _, path := range []string{string(loose.Path), string(packs.Path)} {
+		if !repo.Flushed(path) {
+			problems = append(problems, fmt.Sprintf("objects are not durable (%s)", path))
 			break
 		}
 	}
@@ -39,7 +37,7 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 		problems = append(problems, danger)
 		say("refs synced", "%s", danger)
 	}
-	if loose.Path == batch.PathNone {
+	if loose.Path == "none" {
 		say("refs", "not synced by the helper (loose objects are not)")
 	} else {
 		say("refs", "HEAD, config, refs and shallow made durable as each fetch ends")
@@ -59,32 +57,4 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 		say("crash check", "the next fetch reads every loose object (none checked during this boot)")
 	}
 	return problems, nil
-}
-
-// describeFS says which filesystem the policy found, and why it syncs as
-// it does there.
-func describeFS(st batch.Stats) string {
-	name := st.Filesystem
-	if name == "" {
-		name = "not looked at (nothing to flush)"
-	}
-	if st.Reason != "" {
-		return strings.TrimPrefix(st.Reason, "filesystem ")
-	}
-	return name
-}
-
-// describePath says what a path does.
-func describePath(st batch.Stats) string {
-	switch st.Path {
-	case batch.PathBatch:
-		return "batch: a writeout of each file before its rename, one flush after the last"
-	case batch.PathFallback:
-		return "fallback-fsync: a full flush of each file and of each directory that received a name (batch is not sound here)"
-	case batch.PathFsync:
-		return "fsync: a full flush of each file and of each directory that received a name"
-	case batch.PathWriteoutOnly:
-		return "writeout-only: written out, never flushed (not durable)"
-	}
-	return "none: no sync at all (core.fsync turns it off)"
 }

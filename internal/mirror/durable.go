@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
@@ -66,9 +66,7 @@ func notDurable(rs []remoteURL, s session) string {
 
 // notFlushed reports whether a session that synced by path (batch.Path)
 // left objects without a flush.
-func notFlushed(path string) bool {
-	return path == string(batch.PathNone) || path == string(batch.PathWriteoutOnly)
-}
+func notFlushed(path string) bool { return !repo.Flushed(path) }
 
 // convert puts durable:: before the URL of each remote of rs (as git
 // remote -v names them) that git fetches without the helper, in the

@@ -122,6 +122,16 @@ func (s Settings) PackPolicy(fsys batch.FS, dir string) *batch.Policy {
 	return batch.New(fsys, dir, batch.Options{Method: s.PackMethod, NoFlush: s.NoFlush, Force: s.ForceBatch})
 }
 
+// Plan is how these settings sync in the objects directory dir, as the
+// policies find its filesystem: loose objects, and kept packs.
+func (s Settings) Plan(dir string) (loose, packs batch.Stats) {
+	return s.Policy(batch.OS, dir).Stats(), s.PackPolicy(batch.OS, dir).Stats()
+}
+
+// Flushed reports whether a sync path, as a session line names it
+// (batch.Path), makes what it writes durable.
+func Flushed(path string) bool { return batch.Path(path).Flushed() }
+
 // parseShared is git's git_config_perm.
 func parseShared(e Entry) (int, error) {
 	const group, everybody = 0o660, 0o664
