@@ -249,3 +249,40 @@ func TestMirrorRunnerStatsLink(t *testing.T) {
 		t.Errorf("refs\n%s\nupstream\n%s", a, b)
 	}
 }
+
+// TestMirrorRunnerQuarantineExpires: what a run sets aside stays in the
+// mirror's durable-quarantine/ — counted in the metrics, files and bytes —
+// for --quarantine-days; --quarantine-days 0 empties it, and says so.
+func TestMirrorRunnerQuarantineExpires(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	m := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	gittest.WriteFile(t, m, "refs/heads/torn", "garbled by a crash\n")
+	metrics := filepath.Join(base, "m.prom")
+	c := runner(t, env, "--metrics", metrics, tree)
+	mustRun(t, c, "the runner")
+	mtx := string(readFile(t, metrics))
+	if !strings.Contains(mtx, series("git_durable_update_retired_files", tree, m)+"1\n") || strings.Contains(mtx, series("git_durable_update_quarantine_bytes", tree, m)+"0\n") {
+		t.Errorf("metrics:\n%s", mtx)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "refs", "heads", "torn")); len(kept) != 1 {
+		t.Fatalf("kept aside: %v", kept)
+	}
+	mustRun(t, runner(t, env, tree), "a second run")
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*")); len(kept) != 1 {
+		t.Errorf("within --quarantine-days: %v", kept)
+	}
+	c = runner(t, env, "--quarantine-days", "0", "--metrics", metrics, tree)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "removed 1 folder of durable-quarantine older than 0 days") {
+		t.Errorf("exit %d, %q", c.Code, l)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*")); len(kept) != 0 {
+		t.Errorf("after --quarantine-days 0: %v", kept)
+	}
+	if mtx := string(readFile(t, metrics)); !strings.Contains(mtx, series("git_durable_update_quarantine_bytes", tree, m)+"0\n") {
+		t.Errorf("metrics:\n%s", mtx)
+	}
+}

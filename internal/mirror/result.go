@@ -28,6 +28,10 @@ type result struct {
 	// would have, in a dry run).
 	converted []string
 	dry       bool
+	// retired is how many files the run set aside in the repository's
+	// quarantine, quarantined the bytes it holds once the run is over.
+	retired     int
+	quarantined int64
 	// check is what --verify found, fixed how many objects its repair
 	// put right.
 	check *mend.Findings

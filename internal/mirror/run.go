@@ -35,7 +35,11 @@ its owner (safe.directory) is not touched. Exit 1 if any failed.
 
   -j <n>                 repositories updated at once (default 2)
   --timeout <duration>   time limit of one update (default 1h); git's lock
-                         files older than that are removed before it
+                         files older than that, where no process works in
+                         the repository, are set aside before it
+  --quarantine-days <n>  days what a run sets aside in a repository's
+                         durable-quarantine/ is kept (default 14; 0 empties
+                         it now)
   --require-durable      fail an update that did not write durably
   --convert              first put durable:: before the URL of every remote
                          that fetches without it
@@ -53,6 +57,9 @@ its owner (safe.directory) is not touched. Exit 1 if any failed.
 type options struct {
 	jobs    int
 	timeout time.Duration
+	// keep is how long a repository's quarantine keeps what a run set
+	// aside (--quarantine-days).
+	keep time.Duration
 	metrics string
 	// label names the run in the metrics (its roots by default), so that
 	// the files of several runners in one directory never collide.
@@ -81,6 +88,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs.IntVar(&o.jobs, "j", 2, "")
 	fs.DurationVar(&o.timeout, "timeout", time.Hour, "")
+	days := fs.Int("quarantine-days", 14, "")
 	fs.StringVar(&o.metrics, "metrics", "", "")
 	fs.StringVar(&o.label, "metrics-label", "", "")
 	fs.BoolVar(&o.requireDurable, "require-durable", false, "")
@@ -95,6 +103,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, &cli.UsageError{Usage: usage}
 	}
 	o.roots = fs.Args()
+	o.keep = time.Duration(*days) * 24 * time.Hour
 	if o.label == "" {
 		o.label = strings.Join(o.roots, " ")
 	}
@@ -105,6 +114,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "error: -j must be at least 1")
 	case o.timeout <= 0:
 		fmt.Fprintln(stderr, "error: --timeout must be positive")
+	case *days < 0:
+		fmt.Fprintln(stderr, "error: --quarantine-days must be 0 or more")
 	case o.dryRun && !o.convert:
 		fmt.Fprintln(stderr, "error: --dry-run goes with --convert")
 	case o.verify && (o.convert || o.requireDurable):

@@ -43,6 +43,12 @@ var updates = family{
 		{"git_durable_update_hardware_flushes", "Device cache flushes of the last update.", true, func(r result) (float64, bool) {
 			return float64(r.helper.HardwareFlush), r.sessions > 0
 		}},
+		{"git_durable_update_retired_files", "Files the last update set aside in the mirror's durable-quarantine/ (stale locks, a torn packed-refs, broken refs): kept, never deleted, until --quarantine-days.", true, func(r result) (float64, bool) {
+			return float64(r.retired), !r.dry
+		}},
+		{"git_durable_update_quarantine_bytes", "Bytes the mirror's durable-quarantine/ holds after the last update.", true, func(r result) (float64, bool) {
+			return float64(r.quarantined), !r.dry
+		}},
 	}}
 
 // verifications are the series of --verify.
@@ -73,6 +79,12 @@ var verifications = family{
 		}},
 		{"git_durable_verify_repaired_objects", "Of those, the objects it fetched again and put right.", true, func(r result) (float64, bool) {
 			return float64(r.fixed), r.check != nil
+		}},
+		{"git_durable_verify_retired_files", "Files the last verification set aside in the mirror's durable-quarantine/ (damaged packs, replaced indexes, broken loose copies, refs naming what nobody has): kept, never deleted, until --quarantine-days.", true, func(r result) (float64, bool) {
+			return float64(r.retired), r.check != nil
+		}},
+		{"git_durable_verify_quarantine_bytes", "Bytes the mirror's durable-quarantine/ holds after the last verification.", true, func(r result) (float64, bool) {
+			return float64(r.quarantined), r.check != nil
 		}},
 	},
 }

@@ -46,6 +46,7 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	defer o.keepQuarantine(t.dir, &r)
 	if o.verify {
 		o.verifyOne(ctx, t.dir, &r)
 		return r
@@ -167,7 +168,7 @@ func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, s
 		url = remotes[0].url
 	}
 	failed := r.err
-	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget()})
+	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir)})
 	if found {
 		r.mended = append(r.mended, mendedWhat(m)...)
 	}
@@ -178,4 +179,17 @@ func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, s
 		return fmt.Errorf("%v (to find and mend what is broken: git-remote-durable --verify %s)", failed, quotePath(dir))
 	}
 	return failed
+}
+
+// keepQuarantine ends a run in the repository dir, which the runner holds:
+// it notes what the run set aside (r.retired), removes from the quarantine
+// what is older than --quarantine-days, and notes what it still holds.
+func (o *options) keepQuarantine(dir string, r *result) {
+	r.retired = len(quarantine.For(dir).Retired())
+	if n, err := quarantine.Expire(nil, dir, time.Now().Add(-o.keep)); err != nil {
+		r.notes = append(r.notes, "cannot empty "+quarantine.Name+": "+err.Error())
+	} else if n > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("removed %d %s of %s older than %d days", n, plural(n, "folder", "folders"), quarantine.Name, int(o.keep.Hours()/24)))
+	}
+	_, r.quarantined, _ = quarantine.Folders(nil, dir)
 }

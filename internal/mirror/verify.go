@@ -14,6 +14,7 @@ import (
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/progress"
+	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/object"
 )
@@ -67,7 +68,7 @@ func (o *options) mendOne(ctx context.Context, dir string, f *mend.Findings) (me
 	if len(rs) > 0 {
 		url = rs[0].url
 	}
-	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget()})
+	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir)})
 }
 
 // inRepo runs git in the repository dir as the runner does (gitIn).

@@ -10,11 +10,14 @@ import (
 	"github.com/git-durable/git-durable/batch"
 )
 
-// Expire removes from the quarantine of the git directory gitDir the
-// folders of runs that began before cutoff, with all they hold, and
-// returns how many it removed. A folder whose name is not a run's is left
-// alone; so is anything that is a link.
+// Expire removes from the quarantine of the git directory gitDir, on the
+// filesystem fsys (nil: batch.OS), the folders of runs that began before
+// cutoff, with all they hold, and returns how many it removed. A folder
+// whose name is not a run's is left alone; so is anything that is a link.
 func Expire(fsys batch.FS, gitDir string, cutoff time.Time) (int, error) {
+	if fsys == nil {
+		fsys = batch.OS
+	}
 	root := filepath.Join(gitDir, Name)
 	st, err := fsys.Lstat(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -70,8 +73,12 @@ func removeAll(fsys batch.FS, path string) error {
 }
 
 // Folders returns the names of the run folders in the quarantine of the
-// git directory gitDir, and the bytes their files hold.
+// git directory gitDir on fsys (nil: batch.OS), and the bytes their files
+// hold.
 func Folders(fsys batch.FS, gitDir string) (names []string, bytes int64, err error) {
+	if fsys == nil {
+		fsys = batch.OS
+	}
 	root := filepath.Join(gitDir, Name)
 	all, err := fsys.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
