@@ -65,6 +65,12 @@ type Options struct {
 	// of inodes whose writes were recorded without it (strace): a crash
 	// keeps a prefix of the final content, as long as the writes it keeps.
 	Content func(path string) ([]byte, error)
+	// Readable, when set, is asked of every crash state (M_J, M_A) what
+	// in it git cannot read that it could before (a ref file gone, a
+	// packed-refs cut short): read gives what the state holds under a
+	// path, and whether the name is there. A non-empty answer breaks the
+	// invariant "readable" in that state.
+	Readable func(read func(path string) ([]byte, bool)) string
 }
 
 // Violation is a crash state that breaks an invariant: the first of a run
@@ -96,13 +102,14 @@ type Report struct {
 	Floor int
 	// BrokenBefore is how many object names were broken before the run.
 	BrokenBefore int
-	// BadIB and BadIA count the states breaking I-b and I-a.
-	BadIB, BadIA int
+	// BadIB and BadIA count the states breaking I-b and I-a; BadReadable
+	// those Options.Readable found wanting.
+	BadIB, BadIA, BadReadable int
 	Violations   []Violation // the first few
 }
 
 // Durable reports whether every invariant held in every state.
-func (r *Report) Durable() bool { return r.BadIB == 0 && r.BadIA == 0 }
+func (r *Report) Durable() bool { return r.BadIB == 0 && r.BadIA == 0 && r.BadReadable == 0 }
 
 // Broken names the invariants broken in some state: "", "I-a", "I-b" or
 // "I-a, I-b".
@@ -124,7 +131,7 @@ func (r *Report) Err() error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v: %d of %d states break I-b, %d break I-a", r.Model, r.BadIB, r.States, r.BadIA)
+	fmt.Fprintf(&b, "%v: %d of %d states break I-b, %d break I-a, %d are less readable", r.Model, r.BadIB, r.States, r.BadIA, r.BadReadable)
 	for _, v := range r.Violations {
 		b.WriteString("\n\t" + v.String())
 	}
@@ -132,8 +139,8 @@ func (r *Report) Err() error {
 }
 
 func (r *Report) String() string {
-	return fmt.Sprintf("%v: %d events, %d objects, %d states, floor %d, I-b broken in %d, I-a broken in %d",
-		r.Model, r.Events, r.Objects, r.States, r.Floor, r.BadIB, r.BadIA)
+	return fmt.Sprintf("%v: %d events, %d objects, %d states, floor %d, I-b broken in %d, I-a broken in %d, less readable in %d",
+		r.Model, r.Events, r.Objects, r.States, r.Floor, r.BadIB, r.BadIA, r.BadReadable)
 }
 
 // Check enumerates every crash state of the run's events under the model
@@ -183,6 +190,14 @@ func Check(run []Event, opts Options) (*Report, error) {
 			}
 		}
 		inB = len(w.bad) > 0
+		if opts.Readable != nil && opts.Model != MP {
+			if why := opts.Readable(w.read); why != "" {
+				rep.BadReadable++
+				if len(rep.Violations) < maxViolations {
+					rep.Violations = append(rep.Violations, Violation{"readable", c, after, "", why})
+				}
+			}
+		}
 		if opts.Expect != nil && opts.Model != MP && c >= rep.Floor && len(ia.missing) > 0 {
 			rep.BadIA++
 			if !inA {

@@ -13,8 +13,12 @@ import (
 // (objects/pack/pack-<checksum>.pack, .idx, .rev, .keep or .promisor).
 func IsPackFile(path string) bool { return packFile.MatchString(path) }
 
-// tracked reports whether the walker checks the name p.
-func tracked(p string) bool { return IsObject(p) || IsPackFile(p) }
+// tracked reports whether the walker checks the name p: an object or a
+// pack file, but not what a repair set aside in the quarantine (damaged
+// by definition).
+func tracked(p string) bool {
+	return (IsObject(p) || IsPackFile(p)) && !strings.Contains(p, "/durable-quarantine/")
+}
 
 // packSibling returns the name of the pack's file with extension ext.
 func packSibling(p, ext string) string {

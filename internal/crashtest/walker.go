@@ -189,3 +189,19 @@ func flushedData(t *resolved) map[int]int64 {
 	}
 	return durable
 }
+
+// read returns what the crash state holds under the name p: the durable
+// part of its inode's data (nothing where none was written out), and
+// whether the name is there.
+func (w *walker) read(p string) ([]byte, bool) {
+	ino, ok := w.names[p]
+	if !ok {
+		return nil, false
+	}
+	d := w.durable[ino]
+	b := w.data(ino)
+	if d > int64(len(b)) {
+		d = int64(len(b))
+	}
+	return b[:d], true
+}

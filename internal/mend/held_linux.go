@@ -8,13 +8,6 @@ import (
 	"strings"
 )
 
-// inUse says whether a live process works in a repository: known is false
-// where that cannot be told.
-type inUse struct {
-	known bool
-	pids  []int
-}
-
 // busy reads which live processes work in the git directory dir: those
 // whose working directory, an open file, a mapped file or whose GIT_DIR
 // lies in it (every /proc/<pid>), but this one. git does not keep its
@@ -23,17 +16,16 @@ type inUse struct {
 // in the repository. A process whose /proc entries the runner may not read
 // (another user's, without root) is not seen: a lock in a repository the
 // runner's user owns is that user's git's.
-func busy(dir string) *inUse {
+func busy(dir string) (live []int, known bool) {
 	pids, err := os.ReadDir("/proc")
 	if err != nil {
-		return &inUse{}
+		return nil, false
 	}
 	dir = filepath.Clean(dir)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
 	in := func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
-	u := &inUse{known: true}
 	self := os.Getpid()
 	for _, e := range pids {
 		pid, err := strconv.Atoi(e.Name())
@@ -42,10 +34,10 @@ func busy(dir string) *inUse {
 		}
 		proc := filepath.Join("/proc", e.Name())
 		if works(proc, in) {
-			u.pids = append(u.pids, pid)
+			live = append(live, pid)
 		}
 	}
-	return u
+	return live, true
 }
 
 // works reports whether the process of /proc/<pid> proc has its working

@@ -2,12 +2,6 @@
 
 package mend
 
-// inUse would say whether a live process works in a repository; this
-// system does not tell, so only a lock from before the boot is stale.
-type inUse struct {
-	known bool
-	pids  []int
-}
-
-// busy cannot tell here.
-func busy(string) *inUse { return &inUse{} }
+// busy cannot tell here which processes work in a repository: only a
+// lock from before the boot is stale.
+func busy(string) ([]int, bool) { return nil, false }

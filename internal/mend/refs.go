@@ -61,7 +61,7 @@ func validPacked(b []byte) (keep []string, dropped int) {
 // tidyPackedRefs writes a torn packed-refs again with the lines git can
 // read (writePackedRefs). It returns how many lines it dropped.
 func tidyPackedRefs(dir string, o TidyOptions) (int, error) {
-	b, err := nofollow.ReadFile(filepath.Join(dir, "packed-refs"))
+	b, err := o.FS.ReadFile(filepath.Join(dir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -133,25 +133,24 @@ func withoutRefs(b []byte, names map[string]bool) (keep []string, dropped int) {
 // object id nor "ref: <target>": what a crash leaves of a ref written
 // without a sync (empty, zeros). Their names are relative to dir. A link,
 // or anything but a regular file, is not read.
-func brokenRefs(dir string) ([]string, error) {
+func brokenRefs(fsys batch.FS, dir string) ([]string, error) {
 	var broken []string
-	err := filepath.WalkDir(filepath.Join(dir, "refs"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".lock") || !d.Type().IsRegular() {
-			return nil
+	walk(fsys, filepath.Join(dir, "refs"), func(p string, st fs.FileInfo) {
+		if strings.HasSuffix(p, ".lock") || !st.Mode().IsRegular() {
+			return
 		}
-		b, err := nofollow.ReadFile(p)
+		b, err := fsys.ReadFile(p)
 		if err != nil {
-			return nil
+			return
 		}
 		v := strings.TrimSuffix(string(b), "\n")
 		if validID(v) || strings.HasPrefix(v, "ref: refs/") && !strings.ContainsAny(v, "\x00\n") {
-			return nil
+			return
 		}
 		name, _ := filepath.Rel(dir, p)
 		broken = append(broken, filepath.ToSlash(name))
-		return nil
 	})
-	return broken, err
+	return broken, nil
 }
 
 // setAsideRefs sets aside the refs missing, whose object is not in the

@@ -2,12 +2,13 @@ package mend
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/internal/nofollow"
 	"github.com/git-durable/git-durable/internal/quarantine"
 )
 
@@ -24,8 +25,12 @@ type TidyOptions struct {
 	Cutoff time.Time
 	// Quarantine takes what Tidy sets aside.
 	Quarantine *quarantine.Dir
-	// FS is the filesystem; nil means batch.OS.
+	// FS is the filesystem; nil means batch.OS, whose files Tidy reads
+	// without following a symbolic link (internal/nofollow).
 	FS batch.FS
+	// Busy, when set, replaces the look at the live processes that work
+	// in the repository (busy).
+	Busy func(dir string) (pids []int, known bool)
 }
 
 // Tidied is what Tidy set aside or rewrote.
@@ -56,10 +61,13 @@ type Tidied struct {
 // is git's stub); its tables.list.lock follows the rule of every lock.
 func Tidy(dir string, o TidyOptions) (Tidied, error) {
 	if o.FS == nil {
-		o.FS = batch.OS
+		o.FS = noFollow{batch.OS}
+	}
+	if o.Busy == nil {
+		o.Busy = busy
 	}
 	var t Tidied
-	table := Reftable(dir)
+	table := reftableIn(o.FS, dir)
 	var err error
 	if t.Locks, t.Held, t.Busy, err = staleLocks(dir, table, o); err != nil {
 		return t, err
@@ -73,7 +81,7 @@ func Tidy(dir string, o TidyOptions) (Tidied, error) {
 		if t.TornLines, err = tidyPackedRefs(dir, o); err != nil {
 			return t, err
 		}
-		if t.BrokenRefs, err = brokenRefs(dir); err != nil {
+		if t.BrokenRefs, err = brokenRefs(o.FS, dir); err != nil {
 			return t, err
 		}
 		for _, r := range t.BrokenRefs {
@@ -88,11 +96,14 @@ func Tidy(dir string, o TidyOptions) (Tidied, error) {
 // Reftable reports whether the repository of the git directory dir keeps
 // its refs in reftable: a reftable directory, or the extension that says
 // so. Its refs/heads is then a stub git requires, not a ref.
-func Reftable(dir string) bool {
-	if st, err := os.Lstat(filepath.Join(dir, "reftable")); err == nil && st.IsDir() {
+func Reftable(dir string) bool { return reftableIn(noFollow{batch.OS}, dir) }
+
+// reftableIn is Reftable on fsys.
+func reftableIn(fsys batch.FS, dir string) bool {
+	if st, err := fsys.Lstat(filepath.Join(dir, "reftable")); err == nil && st.IsDir() {
 		return true
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "config"))
+	b, err := fsys.ReadFile(filepath.Join(dir, "config"))
 	if err != nil {
 		return false
 	}
@@ -113,28 +124,25 @@ func Reftable(dir string) bool {
 // relative to dir.
 func staleLocks(dir string, table bool, o TidyOptions) (stale, held []string, pids []int, err error) {
 	var locks []string
-	add := func(p string, d fs.DirEntry) {
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".lock") {
+	add := func(p string, st fs.FileInfo) {
+		if st.Mode().IsRegular() && strings.HasSuffix(p, ".lock") {
 			locks = append(locks, p)
 		}
 	}
-	entries, err := os.ReadDir(dir)
+	names, err := o.FS.ReadDir(dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, e := range entries {
-		add(filepath.Join(dir, e.Name()), e)
+	for _, n := range names {
+		if st, err := o.FS.Lstat(filepath.Join(dir, n)); err == nil {
+			add(filepath.Join(dir, n), st)
+		}
 	}
 	sub := "refs"
 	if table {
 		sub = "reftable"
 	}
-	filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			add(p, d)
-		}
-		return nil
-	})
+	walk(o.FS, filepath.Join(dir, sub), add)
 	var live *inUse
 	for _, p := range locks {
 		st, err := o.FS.Lstat(p)
@@ -148,7 +156,8 @@ func staleLocks(dir string, table bool, o TidyOptions) (stale, held []string, pi
 			continue
 		}
 		if live == nil {
-			live = busy(dir)
+			live = &inUse{}
+			live.pids, live.known = o.Busy(dir)
 		}
 		if live.known && len(live.pids) == 0 {
 			stale = append(stale, name)
@@ -165,4 +174,38 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// walk calls fn for every file at and under dir on fsys, with what Lstat
+// says of it; a directory that is a link is not entered.
+func walk(fsys batch.FS, dir string, fn func(path string, st fs.FileInfo)) {
+	names, err := fsys.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		st, err := fsys.Lstat(p)
+		switch {
+		case err != nil:
+		case st.IsDir():
+			walk(fsys, p, fn)
+		default:
+			fn(p, st)
+		}
+	}
+}
+
+// noFollow is an FS whose ReadFile never reads through a symbolic link.
+type noFollow struct{ batch.FS }
+
+// ReadFile reads the regular file name itself (nofollow.ReadFile).
+func (noFollow) ReadFile(name string) ([]byte, error) { return nofollow.ReadFile(name) }
+
+// inUse is what Busy said: the live processes that work in the
+// repository, and whether that could be told.
+type inUse struct {
+	known bool
+	pids  []int
 }
