@@ -105,7 +105,7 @@ type Report struct {
 	// BadIB and BadIA count the states breaking I-b and I-a; BadReadable
 	// those Options.Readable found wanting.
 	BadIB, BadIA, BadReadable int
-	Violations   []Violation // the first few
+	Violations                []Violation // the first few
 }
 
 // Durable reports whether every invariant held in every state.

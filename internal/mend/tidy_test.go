@@ -2,8 +2,8 @@ package mend
 
 import (
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"

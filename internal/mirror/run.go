@@ -59,7 +59,7 @@ type options struct {
 	timeout time.Duration
 	// keep is how long a repository's quarantine keeps what a run set
 	// aside (--quarantine-days).
-	keep time.Duration
+	keep    time.Duration
 	metrics string
 	// label names the run in the metrics (its roots by default), so that
 	// the files of several runners in one directory never collide.
