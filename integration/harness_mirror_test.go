@@ -87,3 +87,16 @@ func flipByte(t *testing.T, path string, off int64) {
 		t.Fatal(err)
 	}
 }
+
+// durableMirror makes an upstream in a new temporary directory base and a
+// mirror of it through the helper in the tree the runner is given
+// (tree/m.git, cloned with git's options opts).
+func durableMirror(t *testing.T, env []string, opts ...string) (base, up, tree, m string) {
+	t.Helper()
+	base = t.TempDir()
+	up = newUpstream(t, env, base, "up.git")
+	tree = filepath.Join(base, "tree")
+	m = filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, append(append([]string{"clone", "-q", "--mirror"}, opts...), "durable::file://"+up, m)...)
+	return base, up, tree, m
+}

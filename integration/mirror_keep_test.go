@@ -154,11 +154,7 @@ func TestMirrorRunnerAlternatesAway(t *testing.T) {
 // and the transaction failed.)
 func TestMirrorRunnerLiveLock(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	tree := filepath.Join(base, "tree")
-	m := filepath.Join(tree, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	_, up, tree, m := durableMirror(t, env)
 	advance(t, env, up, 1, "r1")
 	target := strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main~1"))
 	cmd := exec.Command("git", "update-ref", "--stdin")
@@ -214,11 +210,7 @@ func TestMirrorRunnerLiveLock(t *testing.T) {
 // or owner changed; the update itself passes.
 func TestMirrorRunnerStatsLink(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	tree := filepath.Join(base, "tree")
-	m := filepath.Join(tree, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	base, up, tree, m := durableMirror(t, env)
 	secret := filepath.Join(base, "secret")
 	const private = "{\"kind\":\"session\",\"result\":\"fetched\",\"secret\":\"hunter2\"}\n"
 	if err := os.WriteFile(secret, []byte(private), 0o600); err != nil {
@@ -255,11 +247,7 @@ func TestMirrorRunnerStatsLink(t *testing.T) {
 // for --quarantine-days; --quarantine-days 0 empties it, and says so.
 func TestMirrorRunnerQuarantineExpires(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	tree := filepath.Join(base, "tree")
-	m := filepath.Join(tree, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	base, _, tree, m := durableMirror(t, env)
 	gittest.WriteFile(t, m, "refs/heads/torn", "garbled by a crash\n")
 	metrics := filepath.Join(base, "m.prom")
 	c := runner(t, env, "--metrics", metrics, tree)

@@ -45,11 +45,7 @@ func idxCRC(count, i int) int64 { return int64(8 + 256*4 + count*object.SHA1.Siz
 // read at all.)
 func TestMirrorVerifyIndexAndBlob(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	tree := filepath.Join(base, "tree")
-	m := filepath.Join(tree, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", "-c", "fetch.unpackLimit=1", "durable::file://"+up, m)
+	_, _, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
 	idx, path := packIndex(t, m)
 	var ids []string
 	for i := range idx.Count() {
@@ -133,11 +129,7 @@ func TestMirrorVerifyStopped(t *testing.T) {
 // (Before: the bitmap was dropped.)
 func TestMirrorVerifyKeepsBitmap(t *testing.T) {
 	env := env(t)
-	base := t.TempDir()
-	up := newUpstream(t, env, base, "up.git")
-	tree := filepath.Join(base, "tree")
-	m := filepath.Join(tree, "m.git")
-	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	base, _, tree, m := durableMirror(t, env)
 	gittest.Git(t, env, m, "repack", "-adbq")
 	if b := packFiles(t, m)["bitmap"]; len(b) != 1 {
 		t.Fatalf("bitmaps: %v", b)

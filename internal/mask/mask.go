@@ -4,7 +4,10 @@
 // terminal's title. The wire layer and the command shell both use it.
 package mask
 
-import "strings"
+import (
+	"io"
+	"strings"
+)
 
 // Printable returns s as git's usage.c prints text in a "fatal:", "error:"
 // or "warning:" line: every control character but tab and newline, and
@@ -49,4 +52,17 @@ func Name(s string) string {
 func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// Writer passes whole messages on to W with Printable applied: the
+// unpacker's warnings quote names from a pack (a tree entry, a submodule
+// name) that an upstream chose.
+type Writer struct{ W io.Writer }
+
+// Write writes Printable(p) to w.W.
+func (w Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.W, Printable(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

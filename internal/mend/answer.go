@@ -43,7 +43,7 @@ func (f *Fetcher) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, erro
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
 	defer all.Close()
-	opts := run.Options(maskWriter{f.Messages}, nil)
+	opts := run.Options(mask.Writer{W: f.Messages}, nil)
 	opts.Strict = f.Strict
 	var extra atomic.Int64
 	opts.Object = countUnasked(ids, &extra)
@@ -143,15 +143,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// maskWriter writes what is written to it with the bytes a terminal would
-// act on masked, as git masks text from the outside.
-type maskWriter struct{ w io.Writer }
-
-func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, mask.Printable(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

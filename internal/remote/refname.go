@@ -1,10 +1,6 @@
 package remote
 
-import (
-	"io"
-
-	"github.com/git-durable/git-durable/internal/mask"
-)
+import ()
 
 // validRef reports whether name is a ref name the helper may print to git:
 // under refs/ and well formed by git's check-ref-format rules. The helper
@@ -63,16 +59,4 @@ func validComponent[T string | []byte](c T) bool {
 		prev = b
 	}
 	return true
-}
-
-// maskWriter passes whole messages on with printable applied: the
-// unpacker's warnings quote names from the pack (a tree entry, a submodule
-// name) that the upstream chose.
-type maskWriter struct{ w io.Writer }
-
-func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, mask.Printable(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

@@ -91,8 +91,8 @@ func TestPrintable(t *testing.T) {
 			t.Errorf("mask.Printable(%q) = %q, want %q", in, got, want)
 		}
 		var b bytes.Buffer
-		if n, err := (maskWriter{&b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {
-			t.Errorf("maskWriter wrote %q (%d, %v), want %q", b.String(), n, err, want)
+		if n, err := (mask.Writer{W: &b}).Write([]byte(in)); n != len(in) || err != nil || b.String() != want {
+			t.Errorf("mask.Writer wrote %q (%d, %v), want %q", b.String(), n, err, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/fsck"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/unpack"
@@ -49,7 +50,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 		return rcv, err
 	}
 	defer run.End()
-	opts := run.Options(maskWriter{h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
+	opts := run.Options(mask.Writer{W: h.errw}, &unpack.Keep{File: true, Message: keepMessage()})
 	opts.UnpackLimit, opts.Strict, opts.Heal = limit, strict, heal
 	pack := in // what the unpacker reads: in, or a reader that peeked at its header
 	if h.set.promisor() {
