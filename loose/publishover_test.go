@@ -119,11 +119,7 @@ func TestPublishOverCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := m.Events()
-	rep, err := crashtest.Check(crashtest.FromMemfs(evs[setup:]), crashtest.Options{
-		Model: crashtest.MJ, Initial: crashtest.FromMemfs(evs[:setup]),
-		Readable: func(read func(string) ([]byte, bool)) string { return asBefore(read, q.Path()) },
-	})
+	rep, err := crashtest.Readable(m, setup, func(read func(string) ([]byte, bool)) string { return asBefore(read, q.Path()) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +129,7 @@ func TestPublishOverCrash(t *testing.T) {
 	if b, _ := m.ReadFile(filepath.Join(packDir, name+".pack")); string(b) != whole {
 		t.Errorf("the pack after: %q", b)
 	}
-	ops := len(evs) - setup
+	ops := len(m.Events()) - setup
 	for k := range ops {
 		m, setup := damagedPack(t)
 		var failed *memfstest.Event

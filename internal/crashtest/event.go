@@ -127,3 +127,12 @@ func FromMemfs(evs []memfstest.Event) []Event {
 	}
 	return out
 }
+
+// Readable checks, under M_J, every crash state of the run memfs m
+// recorded after its first setup events (which built what was there
+// before): readable says what a state (read) lacks that git read before
+// the run, "" where nothing.
+func Readable(m *memfstest.FS, setup int, readable func(read func(string) ([]byte, bool)) string) (*Report, error) {
+	evs := m.Events()
+	return Check(FromMemfs(evs[setup:]), Options{Model: MJ, Initial: FromMemfs(evs[:setup]), Readable: readable})
+}

@@ -95,11 +95,7 @@ func TestTidyCrash(t *testing.T) {
 	if strings.Join(got.Locks, " ") != "HEAD.lock refs/heads/x.lock" || got.TornLines != 1 || strings.Join(got.BrokenRefs, " ") != "refs/heads/bad" {
 		t.Errorf("tidied %+v", got)
 	}
-	evs := m.Events()
-	rep, err := crashtest.Check(crashtest.FromMemfs(evs[setup:]), crashtest.Options{
-		Model: crashtest.MJ, Initial: crashtest.FromMemfs(evs[:setup]),
-		Readable: func(read func(string) ([]byte, bool)) string { return asReadable(read, q.Path()) },
-	})
+	rep, err := crashtest.Readable(m, setup, func(read func(string) ([]byte, bool)) string { return asReadable(read, q.Path()) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +190,7 @@ func TestTidyMutants(t *testing.T) {
 			Busy: func(string) ([]int, bool) { return nil, true }}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		evs := m.Events()
-		rep, err := crashtest.Check(crashtest.FromMemfs(evs[setup:]), crashtest.Options{
-			Model: crashtest.MJ, Initial: crashtest.FromMemfs(evs[:setup]),
-			Readable: func(read func(string) ([]byte, bool)) string { return asReadable(read, q.Path()) },
-		})
+		rep, err := crashtest.Readable(m, setup, func(read func(string) ([]byte, bool)) string { return asReadable(read, q.Path()) })
 		if err != nil {
 			t.Fatal(err)
 		}
