@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,4 +152,44 @@ func TestMirrorVerifyKeepsBitmap(t *testing.T) {
 	if total := lineWith(strings.ReplaceAll(string(c.Stderr), "\r", "\n"), "remote: Total"); c.Code != 0 || !strings.Contains(total, "pack-reused") || strings.Contains(total, "pack-reused 0") {
 		t.Errorf("the clone served from the mirror did not use its bitmap: %q", total)
 	}
+}
+
+// TestMirrorVerifyLostTipFetchesLittle: a fetch's loose objects a crash
+// lost (the new tip commit, its trees and blobs) are fetched again by id
+// with the other refs' tips as haves, from an upstream that does not
+// filter (git's default): at most twice the objects lost come, not the
+// tip's whole snapshot. The ref is never touched.
+func TestMirrorVerifyLostTipFetchesLittle(t *testing.T) {
+	env := env(t)
+	base, up, tree, m := durableMirror(t, env)
+	advance(t, env, up, 1, "")
+	gittest.Git(t, env, m, "-c", "fetch.unpackLimit=100", "remote", "update", "--prune")
+	tip := strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main"))
+	lost := strings.Fields(gittest.Git(t, env, m, "rev-list", "--objects", "--no-object-names", "main", "--not", "main~1"))
+	for _, id := range lost {
+		if err := os.Remove(filepath.Join(m, "objects", id[:2], id[2:])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapshot := len(strings.Fields(gittest.Git(t, env, up, "ls-tree", "-r", "-t", "main")))
+	stats := filepath.Join(base, "stats")
+	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), tree)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, " ok ") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	got := 0
+	for _, l := range statsLines(t, stats, false) {
+		var s struct{ Objects int }
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		got += s.Objects
+	}
+	if got == 0 || got > 2*len(lost) {
+		t.Errorf("the mend fetched %d objects for %d lost (the tip's snapshot: %d)\n%s", got, len(lost), snapshot, strings.Join(statsLines(t, stats, false), "\n"))
+	}
+	if head := strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main")); head != tip {
+		t.Errorf("main is %s, want %s", head, tip)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
 }

@@ -35,10 +35,11 @@ func (f *Fetcher) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, erro
 	}
 	defer os.RemoveAll(scratch)
 	// The repository's objects are bases for what the answer sends as
-	// deltas on them; not for a mend (its packs are damaged): the scratch
-	// store would take their copies for good and skip the objects.
+	// deltas on them (a thin pack against the haves); not for a mend of
+	// broken copies (its packs are damaged): the scratch store would take
+	// their copies for good and skip the objects.
 	var alts []string
-	if !f.Packs {
+	if !f.Packs || len(f.Haves) > 0 {
 		alts = append([]string{r.ObjectDir}, f.Alternates...)
 	}
 	all := loose.Open(batch.OS, scratch, loose.Options{Format: r.Format, Alternates: alts})
@@ -70,7 +71,7 @@ func (f *Fetcher) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, erro
 	if res.Written, err = f.keepAsked(scratch, run, ids); err != nil {
 		return objstore.Stats{}, err
 	}
-	if n := extra.Load(); n > 0 {
+	if n := extra.Load(); n > 0 && len(f.Haves) == 0 {
 		fmt.Fprintf(f.Messages, "warning: '%s' sent %d %s not asked for with the broken ones; %s dropped\n",
 			f.URL, n, plural(int(n), "object", "objects"), plural(int(n), "it was", "they were"))
 	}
@@ -100,7 +101,7 @@ func (f *Fetcher) keepAsked(scratch string, run *objstore.Run, ids []object.ID) 
 	if !f.Packs {
 		return copyAsked(came, run, ids)
 	}
-	path, n, err := packAnswer(scratch, run, ids)
+	path, n, err := packAnswer(scratch, run, ids, len(f.Haves) > 0)
 	if path == "" && err == nil {
 		path, n, err = packAsked(came, run, ids)
 	}

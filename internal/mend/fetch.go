@@ -52,6 +52,13 @@ type Fetcher struct {
 	// Describe, when set, says an upstream's failure in git's words (it
 	// names the ids a request was refused for); nil: err.Error().
 	Describe func(error) string
+	// Haves, when set, are sent with each request: commits whose history
+	// the repository holds, so that the answer leaves out what they reach
+	// (a ref's missing commit comes without the trees and blobs it shares
+	// with its parent), and all the answer holds is kept (Packs): what
+	// the repository lacks. Never with broken copies: a want a have
+	// reaches is not sent at all.
+	Haves []object.ID
 
 	packs  []string                  // the packs a mend wrote
 	linked map[object.ID]object.Type // what the objects fetched name, by type
@@ -106,7 +113,11 @@ func (f *Fetcher) fetchAgain(up *upstream.Upload, ids []object.ID) error {
 	if fresh != up {
 		defer fresh.Close()
 	}
-	p, err := fresh.Fetch(&upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true})
+	req := &upstream.FetchRequest{Wants: ids, NoProgress: true, Only: true}
+	if len(f.Haves) > 0 {
+		req.Haves = &haveList{ids: f.Haves}
+	}
+	p, err := fresh.Fetch(req)
 	if err != nil {
 		return err
 	}
@@ -136,3 +147,17 @@ func Unreadable(store *loose.Store, ids []object.ID, brokenOnly bool) (map[objec
 	}
 	return bad, nil
 }
+
+// haveList is a negotiator of the haves it holds, sent as they come.
+type haveList struct{ ids []object.ID }
+
+// Next returns up to n more haves.
+func (h *haveList) Next(n int) []object.ID {
+	n = min(n, len(h.ids))
+	out := h.ids[:n]
+	h.ids = h.ids[n:]
+	return out
+}
+
+// Ack is told of a have the upstream has: nothing follows from it here.
+func (h *haveList) Ack(object.ID) {}

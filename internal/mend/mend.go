@@ -52,6 +52,7 @@ type Mended struct {
 // mender is one mend of one repository.
 type mender struct {
 	ctx     context.Context
+	git     Git
 	r       *repo.Repo
 	t       *objstore.Session
 	q       *quarantine.Dir
@@ -85,7 +86,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		return out, err
 	}
 	defer t.Close()
-	m := &mender{ctx: ctx, r: r, t: t, q: o.Quarantine}
+	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine}
 	if m.q == nil {
 		m.q = quarantine.For(r.CommonDir)
 	}
@@ -94,12 +95,14 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 	}()
 	own, packs, byPack := brokenCopies(f.Report)
 	wanted := append([]object.ID(nil), own...)
+	refIDs := map[object.ID]bool{}
 	for _, ref := range f.Missing {
 		wanted = append(wanted, ref.ID)
+		refIDs[ref.ID] = true
 	}
 	var closeFetched func()
 	if len(wanted) > 0 {
-		fetched, left, err := m.fetch(o, dedupe(wanted))
+		fetched, left, err := m.fetch(o, dedupe(wanted), refIDs)
 		m.fetched, closeFetched = openFetched(fetched, r.Format)
 		defer closeFetched()
 		out.Fetched, out.Asked = len(dedupe(wanted))-len(left), len(own)

@@ -19,13 +19,14 @@ import (
 )
 
 // packAnswer publishes a mend's answer, kept whole in scratch, as it
-// came, where it is one pack of which every object was asked for (ids):
+// came, where it is one pack of which every object was asked for (ids), or
+// with all, any one pack (an answer to haves: what the repository lacks):
 // its files, which the unpack checked object by object, are copied into
 // temporary files of the run's store and published as a kept pack is
 // (written out, renamed, one flush after the last). It returns the pack's
 // path and how many objects it holds, or "" where the answer is not such
 // a pack (then packAsked writes the asked objects anew).
-func packAnswer(scratch string, run *objstore.Run, ids []object.ID) (string, int, error) {
+func packAnswer(scratch string, run *objstore.Run, ids []object.ID, all bool) (string, int, error) {
 	idxs, _ := filepath.Glob(filepath.Join(scratch, "pack", "pack-*.idx"))
 	if len(idxs) != 1 {
 		return "", 0, nil
@@ -43,7 +44,7 @@ func packAnswer(scratch string, run *objstore.Run, ids []object.ID) (string, int
 		asked[id] = true
 	}
 	for i := range idx.Count() {
-		if !asked[idx.ID(i)] {
+		if !asked[idx.ID(i)] && !all {
 			return "", 0, nil
 		}
 	}

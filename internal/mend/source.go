@@ -24,7 +24,7 @@ import (
 // fetches check theirs, kept in packs of its own written durably. It
 // returns the packs written, the ids none of them holds, and why the
 // upstream could not be asked, in git's words.
-func (m *mender) fetch(o Options, ids []object.ID) (packs []string, left []object.ID, err error) {
+func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool) (packs []string, left []object.ID, err error) {
 	if o.URL == "" {
 		return nil, ids, errors.New("no remote to fetch the broken objects from")
 	}
@@ -53,11 +53,120 @@ func (m *mender) fetch(o Options, ids []object.ID) (packs []string, left []objec
 	if o.Stats != "" {
 		f.Account = func(s objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, s, err) }
 	}
-	left, err = f.Rounds(func() (*upstream.Upload, error) { return rem.OpenUpload(nil) }, ids)
+	open := func() (*upstream.Upload, error) { return rem.OpenUpload(nil) }
+	var tips []object.ID
+	ids, tips = m.apart(ids, refIDs)
+	left, err = f.Rounds(open, ids)
+	if err == nil && len(tips) > 0 {
+		var still []object.ID
+		still, err = m.fetchTips(f, open, tips, refIDs)
+		left = append(left, still...)
+	}
 	if err != nil {
 		err = errors.New(red.Scrub(say(err, rem.URL, rem)))
 	}
 	return f.Written(), left, err
+}
+
+// apart splits ids into those not in refIDs and those in it.
+func (m *mender) apart(ids []object.ID, refIDs map[object.ID]bool) (copies, tips []object.ID) {
+	for _, id := range ids {
+		if refIDs[id] {
+			tips = append(tips, id)
+		} else {
+			copies = append(copies, id)
+		}
+	}
+	return copies, tips
+}
+
+// fetchTips fetches the missing objects of refs, tips, with the other
+// refs' readable values as haves, so that each comes without what its
+// parents hold; then, as long as a walk from them finds objects missing
+// below (what a crash took with the tip: its trees and blobs), those, a
+// few rounds at most. What the haves left out (a want a have reaches) is
+// asked for again without them. It returns what none brought.
+func (m *mender) fetchTips(f *Fetcher, open func() (*upstream.Upload, error), tips []object.ID, refIDs map[object.ID]bool) ([]object.ID, error) {
+	f.Haves = m.readableTips(refIDs)
+	defer func() { f.Haves = nil }()
+	want := tips
+	var left []object.ID
+	for range rounds {
+		still, err := f.Rounds(open, want)
+		if err != nil {
+			return append(left, still...), err
+		}
+		if len(still) > 0 {
+			f.Haves = nil
+			if still, err = f.Rounds(open, still); err != nil {
+				return append(left, still...), err
+			}
+			f.Haves = m.readableTips(refIDs)
+		}
+		left = append(left, still...)
+		if want = m.unreached(tips, f.Haves); len(want) == 0 {
+			break
+		}
+	}
+	return left, nil
+}
+
+// unreached lists the objects a walk from tips down to haves finds
+// missing (git rev-list --missing=print).
+func (m *mender) unreached(tips, haves []object.ID) []object.ID {
+	var in strings.Builder
+	for _, id := range tips {
+		in.WriteString(id.String() + "\n")
+	}
+	for _, id := range haves {
+		in.WriteString("^" + id.String() + "\n")
+	}
+	out, err := m.git(m.ctx, []byte(in.String()), "rev-list", "--objects", "--no-object-names", "--missing=print", "--stdin")
+	if err != nil {
+		return nil
+	}
+	var missing []object.ID
+	for _, l := range strings.Split(string(out), "\n") {
+		if hex, ok := strings.CutPrefix(l, "?"); ok {
+			if id, err := object.ParseID(hex); err == nil {
+				missing = append(missing, id)
+			}
+		}
+	}
+	return missing
+}
+
+// readableTips are the values of the repository's refs that it can read
+// (loose.Store.Present), and the values packed-refs still holds of refs a
+// loose one overrides (a ref's value before its last update, often the
+// parent of a tip a crash lost), but those of missing: the haves of a
+// ref's missing object.
+func (m *mender) readableTips(missing map[object.ID]bool) []object.ID {
+	values, _, err := m.r.RefValues(m.ctx)
+	if err != nil {
+		return nil
+	}
+	if b, err := nofollow.ReadFile(filepath.Join(m.r.CommonDir, "packed-refs")); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if hex, _, ok := strings.Cut(l, " "); ok && validID(hex) {
+				if id, err := object.ParseID(hex); err == nil {
+					values = append(values, id)
+				}
+			}
+		}
+	}
+	seen := map[object.ID]bool{}
+	var tips []object.ID
+	for _, v := range values {
+		if seen[v] || missing[v] {
+			continue
+		}
+		seen[v] = true
+		if ok, err := m.t.Store.Present(v); ok && err == nil {
+			tips = append(tips, v)
+		}
+	}
+	return tips
 }
 
 // chunk is how many objects one request of a mend asks for.
