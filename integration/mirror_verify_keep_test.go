@@ -193,3 +193,49 @@ func TestMirrorVerifyLostTipFetchesLittle(t *testing.T) {
 	}
 	gittest.Git(t, env, m, "fsck", "--full", "--strict")
 }
+
+// TestMirrorVerifyCutRefetchesWhole: a pack cut to 60 % (40 % of its
+// objects lost) is mended by one fetch of everything, as a reclone brings
+// it, not by requests of ids whose answers each bring a snapshot: the
+// bytes that came are those of one pack of the history; the mirror then
+// holds one pack, fsck-clean, and the cut one is kept aside.
+func TestMirrorVerifyCutRefetchesWhole(t *testing.T) {
+	env := env(t)
+	base, up, tree, m := durableMirror(t, env)
+	_, path := packIndex(t, m)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o644)
+	if err := os.Truncate(path, st.Size()*6/10); err != nil {
+		t.Fatal(err)
+	}
+	stats := filepath.Join(base, "stats")
+	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), tree)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "fetched everything again, as a reclone would") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	var got int64
+	for _, l := range statsLines(t, stats, false) {
+		var s struct{ Bytes int64 }
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		got += s.Bytes
+	}
+	clone := int64(len(packOf(t, env, up, "", "--all")))
+	if got > clone*11/10 {
+		t.Errorf("the mend fetched %d bytes, a clone's pack is %d", got, clone)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
+	if a, b := refs(t, env, m), refs(t, env, up); a != b {
+		t.Errorf("refs\n%s\nupstream\n%s", a, b)
+	}
+	if packs := packFiles(t, m)["pack"]; len(packs) != 1 {
+		t.Errorf("packs: %v", packs)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", "*.pack")); len(kept) != 1 {
+		t.Errorf("the cut pack kept aside: %v", kept)
+	}
+}

@@ -1,6 +1,7 @@
 package mend
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -46,6 +47,9 @@ func (f *Fetcher) Each(open func() (*upstream.Upload, error), ids []object.ID) (
 		up.Close()
 		if herr == nil {
 			return append(left, still...), nil
+		}
+		if errors.Is(herr, errOverBudget) {
+			return append(left, want...), herr
 		}
 		refused := map[object.ID]bool{}
 		for _, s := range hexIDs.FindAllString(f.describe(herr), -1) {

@@ -59,8 +59,12 @@ type Fetcher struct {
 	// the repository lacks. Never with broken copies: a want a have
 	// reaches is not sent at all.
 	Haves []object.ID
+	// Budget, when set, bounds the bytes that answers may bring: once
+	// they pass it, Heal and the rest stop with errOverBudget.
+	Budget int64
 
-	packs  []string                  // the packs a mend wrote
+	received int64                     // the bytes the answers brought
+	packs    []string                  // the packs a mend wrote
 	linked map[object.ID]object.Type // what the objects fetched name, by type
 }
 
@@ -128,6 +132,9 @@ func (f *Fetcher) fetchAgain(up *upstream.Upload, ids []object.ID) error {
 	err = p.Drain()
 	if f.Account != nil {
 		f.Account(stats, err)
+	}
+	if f.received += stats.Bytes; err == nil && f.Budget > 0 && f.received > f.Budget {
+		err = errOverBudget
 	}
 	return err
 }

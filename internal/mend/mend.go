@@ -2,18 +2,22 @@ package mend
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/verify"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // Options configure a Mend.
@@ -37,6 +41,10 @@ type Options struct {
 type Mended struct {
 	Fetched int      // objects fetched again by id
 	Asked   int      // broken copies asked for again
+	// Whole says that everything the upstream's refs reach was fetched
+	// again instead of the broken copies by id (they held more than a
+	// reclone would bring), and why.
+	Whole string
 	Did     []string // a phrase per pack put right or ref set aside
 	// Left are the objects still broken, and NotSent those broken
 	// copies the upstream did not send (of the Fetched+NotSent asked
@@ -57,6 +65,10 @@ type mender struct {
 	t       *objstore.Session
 	q       *quarantine.Dir
 	fetched fetchedPacks
+	// whole is the pack of a fetch of everything, where the mend made
+	// one; rewritten the packs written again with every entry in place.
+	whole     string
+	rewritten []string
 }
 
 // Mend puts right what the verification f found in the repository git
@@ -101,8 +113,17 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		refIDs[ref.ID] = true
 	}
 	var closeFetched func()
+	var written []string // the packs the fetch wrote
 	if len(wanted) > 0 {
-		fetched, left, err := m.fetch(o, dedupe(wanted), refIDs)
+		s := m.measure(byPack)
+		if s.wholeWanted() {
+			out.Whole = fmt.Sprintf("the broken copies held %d of the packs' %d bytes", s.broken, s.packs)
+		}
+		fetched, left, err := m.fetch(o, dedupe(wanted), refIDs, s.wholeWanted(), s.packs)
+		written = fetched
+		if m.whole != "" && out.Whole == "" {
+			out.Whole = "what came by id passed half of what the packs hold"
+		}
 		m.fetched, closeFetched = openFetched(fetched, r.Format)
 		defer closeFetched()
 		out.Fetched, out.Asked = len(dedupe(wanted))-len(left), len(own)
@@ -123,11 +144,20 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		if slices.ContainsFunc(slices.Collect(maps.Keys(byPack[path])), func(id object.ID) bool { return lacking[id] }) {
 			continue // no good copy of one of its broken entries: left as it is
 		}
+		if slices.Contains(written, path) {
+			// The fetch brought this very pack again and published it
+			// over the damaged one (the damaged file kept aside).
+			out.Did = append(out.Did, fmt.Sprintf("%s came again whole (%s)", filepath.Base(path), why))
+			continue
+		}
 		what, err := m.mendPack(path, why, byPack[path])
 		if err != nil {
 			return out, fmt.Errorf("%s: %v", filepath.Base(path), err)
 		}
 		out.Did = append(out.Did, what)
+	}
+	if err := m.dropWhole(); err != nil {
+		return out, err
 	}
 	if err := m.retireLoose(f.Report); err != nil {
 		return out, err
@@ -218,4 +248,37 @@ func Refs(ctx context.Context, git Git, o Options) (Mended, bool, error) {
 	}
 	m, err := Mend(ctx, git, &Findings{Report: &verify.Report{}, Missing: missing}, o)
 	return m, true, err
+}
+
+// dropWhole removes the pack of a fetch of everything where the packs
+// written again with every entry in place (a bitmap's) now hold all it
+// holds: it is the mend's own product of this run, all of it durable
+// elsewhere, and would double what git reads.
+func (m *mender) dropWhole() error {
+	if m.whole == "" || len(m.rewritten) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(m.whole, ".pack") + ".idx")
+	if err != nil {
+		return nil
+	}
+	x, err := pack.ParseIndex(data, m.r.Format)
+	if err != nil {
+		return nil
+	}
+	kept, closeKept := openFetched(m.rewritten, m.r.Format)
+	defer closeKept()
+	for i := range x.Count() {
+		if !kept.has(x.ID(i)) {
+			return nil
+		}
+	}
+	fsys := m.t.Store.FS()
+	base := strings.TrimSuffix(m.whole, ".pack")
+	for _, ext := range companions {
+		if err := fsys.Remove(base + "." + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return fsys.FlushDir(filepath.Dir(m.whole))
 }

@@ -55,7 +55,7 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	}
 	base := strings.TrimSuffix(path, ".pack")
 	keepAll := slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil })
-	if !keepAll && !slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] || !m.fetched.has(s.ID) }) {
+	if !keepAll && !slices.ContainsFunc(spans, func(s pack.Span) bool { return !m.fetched.has(s.ID) }) {
 		if err := m.retirePack(path); err != nil {
 			return "", err
 		}
@@ -95,6 +95,9 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	}
 	if err := tx.End(); err != nil {
 		return "", err
+	}
+	if keepAll {
+		m.rewritten = append(m.rewritten, m.t.Store.PackPath(rw.Sum, "pack"))
 	}
 	if !samePack(path, rw.Sum) {
 		if err := m.retirePack(path); err != nil {

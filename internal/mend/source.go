@@ -24,7 +24,12 @@ import (
 // fetches check theirs, kept in packs of its own written durably. It
 // returns the packs written, the ids none of them holds, and why the
 // upstream could not be asked, in git's words.
-func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool) (packs []string, left []object.ID, err error) {
+//
+// Where whole says so, or where what comes by id passes half of what the
+// repository's packs hold (a reclone's bytes: Fetcher.Budget), everything
+// the upstream's refs reach is fetched instead, once (fetchWhole), and only
+// what that does not bring (a local branch's commits) by id.
+func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, whole bool, packBytes int64) (packs []string, left []object.ID, err error) {
 	if o.URL == "" {
 		return nil, ids, errors.New("no remote to fetch the broken objects from")
 	}
@@ -54,18 +59,57 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool) (p
 		f.Account = func(s objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, s, err) }
 	}
 	open := func() (*upstream.Upload, error) { return rem.OpenUpload(nil) }
-	var tips []object.ID
-	ids, tips = m.apart(ids, refIDs)
-	left, err = f.Rounds(open, ids)
+	if !whole {
+		f.Budget = packBytes / 2
+		left, err = m.byID(f, open, ids, refIDs)
+		if err == nil || !errors.Is(err, errOverBudget) {
+			if err != nil {
+				err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+			}
+			return f.Written(), left, err
+		}
+		f.Budget = 0
+	}
+	p, err := m.fetchWhole(rem, f)
+	if err != nil {
+		return f.Written(), ids, errors.New(red.Scrub(say(err, rem.URL, rem)))
+	}
+	f.packs = append(f.packs, p)
+	m.whole = p
+	if ids, err = m.stillMissing(ids); err != nil {
+		return f.Written(), ids, err
+	}
+	if left, err = m.byID(f, open, ids, refIDs); err != nil {
+		err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+	}
+	return f.Written(), left, err
+}
+
+// byID fetches ids by id through f: the broken copies, then the objects
+// refs name (refIDs) with haves (fetchTips). It returns what none brought.
+func (m *mender) byID(f *Fetcher, open func() (*upstream.Upload, error), ids []object.ID, refIDs map[object.ID]bool) ([]object.ID, error) {
+	ids, tips := m.apart(ids, refIDs)
+	left, err := f.Rounds(open, ids)
 	if err == nil && len(tips) > 0 {
 		var still []object.ID
 		still, err = m.fetchTips(f, open, tips, refIDs)
 		left = append(left, still...)
 	}
-	if err != nil {
-		err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+	return left, err
+}
+
+// stillMissing returns which of ids no pack of the store holds whole:
+// what a fetch of everything did not bring.
+func (m *mender) stillMissing(ids []object.ID) ([]object.ID, error) {
+	fetched, closeFetched := openFetched([]string{m.whole}, m.r.Format)
+	defer closeFetched()
+	var left []object.ID
+	for _, id := range ids {
+		if !fetched.has(id) {
+			left = append(left, id)
+		}
 	}
-	return f.Written(), left, err
+	return left, nil
 }
 
 // apart splits ids into those not in refIDs and those in it.

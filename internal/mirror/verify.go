@@ -82,6 +82,9 @@ func inRepo(dir string) mend.Git {
 // aside went.
 func mendedWhat(m mend.Mended) []string {
 	var did []string
+	if m.Whole != "" {
+		did = append(did, "fetched everything again, as a reclone would ("+m.Whole+")")
+	}
 	if m.Fetched > 0 {
 		did = append(did, fmt.Sprintf("fetched %d %s again", m.Fetched, plural(m.Fetched, "object", "objects")))
 	}
