@@ -65,7 +65,7 @@ type Fetcher struct {
 
 	received int64                     // the bytes the answers brought
 	packs    []string                  // the packs a mend wrote
-	linked map[object.ID]object.Type // what the objects fetched name, by type
+	linked   map[object.ID]object.Type // what the objects fetched name, by type
 }
 
 // Written returns the paths of the packs a mend wrote.

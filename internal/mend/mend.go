@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,13 +39,13 @@ type Options struct {
 
 // Mended is what a mend did.
 type Mended struct {
-	Fetched int      // objects fetched again by id
-	Asked   int      // broken copies asked for again
+	Fetched int // objects fetched again by id
+	Asked   int // broken copies asked for again
 	// Whole says that everything the upstream's refs reach was fetched
 	// again instead of the broken copies by id (they held more than a
 	// reclone would bring), and why.
 	Whole string
-	Did     []string // a phrase per pack put right or ref set aside
+	Did   []string // a phrase per pack put right or ref set aside
 	// Left are the objects still broken, and NotSent those broken
 	// copies the upstream did not send (of the Fetched+NotSent asked
 	// for); Missing the refs whose object is still not there.
