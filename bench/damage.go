@@ -87,3 +87,74 @@ func flipAt(path string, off int64) error {
 	_, err = f.WriteAt(b, off)
 	return err
 }
+
+// zeroMid returns a damage that writes n zero bytes in the middle of the
+// largest pack of the mirror dir, as a disk's lost sectors leave it.
+func zeroMid(n int64) func(string) error {
+	return func(dir string) error {
+		p, size, err := largestPack(dir)
+		if err != nil {
+			return err
+		}
+		os.Chmod(p, 0o644)
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteAt(make([]byte, n), size/2)
+		return err
+	}
+}
+
+// cutTo returns a damage that cuts the largest pack of the mirror dir to
+// the share part of its bytes (its index intact).
+func cutTo(part float64) func(string) error {
+	return func(dir string) error {
+		p, size, err := largestPack(dir)
+		if err != nil {
+			return err
+		}
+		os.Chmod(p, 0o644)
+		return os.Truncate(p, int64(float64(size)*part))
+	}
+}
+
+// dropIndex removes the index of the largest pack of the mirror dir.
+func dropIndex(dir string) error {
+	p, _, err := largestPack(dir)
+	if err != nil {
+		return err
+	}
+	return os.Remove(strings.TrimSuffix(p, ".pack") + ".idx")
+}
+
+// largestPack returns the largest pack of the mirror dir and its size.
+func largestPack(dir string) (string, int64, error) {
+	packs, err := packsByAge(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	var best string
+	var size int64
+	for _, p := range packs {
+		if st, err := os.Stat(p); err == nil && st.Size() > size {
+			best, size = p, st.Size()
+		}
+	}
+	return best, size, nil
+}
+
+// dirBytes is the bytes of the files at and under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if st, err := d.Info(); err == nil {
+				n += st.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

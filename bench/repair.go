@@ -52,17 +52,13 @@ func repairRows(r *runner, c realConfig, rev string) error {
 		return err
 	}
 	fmt.Printf("\nrepair rows: a mirror of %s (%s) served by git daemon, %d rounds, medians\n", rev, tip[:12], c.rounds)
-	var t repairTimes
+	t := repairTimes{mend: map[string][]float64{}, whole: map[string][]float64{}, sees: map[string][]float64{}, all: map[string][]float64{}, peak: map[string][]float64{}}
 	for i := 0; i < c.rounds; i++ {
 		if err := b.round(i, &t); err != nil {
 			return err
 		}
 	}
-	rc := median(t.reclone)
-	fmt.Printf("  git clone --mirror (a reclone)                   %7.2f s\n", rc)
-	fmt.Printf("  --verify of the sound mirror / git fsck --full   %7.2f s / %.2f s = %.2fx\n", median(t.verify), median(t.fsck), median(t.verify)/median(t.fsck))
-	fmt.Printf("  repair of one damaged packed blob                %7.2f s = %.1f%% of a reclone\n", median(t.repairOne), 100*median(t.repairOne)/rc)
-	fmt.Printf("  repair of a %d-object pack cut to a tenth     %7.2f s = %.1f%% of a reclone\n", n, median(t.repairTen), 100*median(t.repairTen)/rc)
+	t.print(n)
 	return nil
 }
 
@@ -90,15 +86,37 @@ type repairBench struct {
 	one, ten string
 }
 
-// repairTimes are the seconds that the runs of the repair rows took, a
-// run a round.
+// damageCase is a damage the rows repair: on a copy of which mirror (ten:
+// the one with a pack of the last 10,000 objects), and its goal as a share
+// of a reclone's time.
+type damageCase struct {
+	name   string
+	damage func(dir string) error
+	ten    bool
+	goal   float64
+}
+
+var damageCases = []damageCase{
+	{"one flipped byte in a blob", flipBlob, false, 0.05},
+	{"4 KiB zeroed mid-pack", zeroMid(4 << 10), false, 0.10},
+	{"1 MiB zeroed mid-pack", zeroMid(1 << 20), false, 0.25},
+	{"the pack cut to 60 %", cutTo(0.6), false, 1.2},
+	{"the 10,000-object pack cut to a tenth", cutNewest, true, 0.25},
+}
+
+// repairTimes are what the runs of the repair rows measured, a run a
+// round: seconds, peak RSS in KiB, bytes.
 type repairTimes struct {
-	reclone, fsck, verify, repairOne, repairTen []float64
+	reclone, fsck, verify, indexPack, reindex []float64
+	fsckKB, verifyKB                          []float64
+	mend, whole                               map[string][]float64
+	sees, all, peak                           map[string][]float64 // bytes after and during, to the sound mirror's
 }
 
 // round measures the round i of the repair rows: a reclone, git fsck
-// --full of the sound mirror, and --verify of a copy of each mirror
-// damaged (a blob's byte flipped, the newer pack cut to a tenth).
+// --full of the sound mirror beside --verify of it, git index-pack of its
+// pack beside the mend of its lost index, and --verify of a copy of a
+// mirror damaged each way of damageCases.
 func (b *repairBench) round(i int, t *repairTimes) error {
 	syncAll()
 	plain := filepath.Join(b.dir, fmt.Sprintf("plain%d.git", i))
@@ -108,22 +126,69 @@ func (b *repairBench) round(i int, t *repairTimes) error {
 	}
 	os.RemoveAll(plain)
 	t.reclone = append(t.reclone, d.Seconds())
-	cmd := exec.Command("git", "fsck", "--full", "--no-dangling")
-	cmd.Dir = filepath.Join(b.one, "m.git")
-	if d, err = wall(cmd); err != nil {
-		return err
-	}
-	t.fsck = append(t.fsck, d.Seconds())
-	v, fixed, err := damagedRun(b.env, b.helper, b.one, b.dir, flipBlob)
+	sound := filepath.Join(b.one, "m.git")
+	secs, kb, err := timed(exec.Command("git", "-C", sound, "fsck", "--full", "--no-dangling"), nil)
 	if err != nil {
 		return err
 	}
-	t.verify, t.repairOne = append(t.verify, v-fixed), append(t.repairOne, fixed)
-	if _, fixed, err = damagedRun(b.env, b.helper, b.ten, b.dir, cutNewest); err != nil {
+	t.fsck, t.fsckKB = append(t.fsck, secs), append(t.fsckKB, float64(kb))
+	secs, kb, err = timed(exec.Command(b.helper, "--verify", b.one), b.env)
+	if err != nil {
 		return err
 	}
-	t.repairTen = append(t.repairTen, fixed)
+	t.verify, t.verifyKB = append(t.verify, secs), append(t.verifyKB, float64(kb))
+	p, _, err := largestPack(sound)
+	if err != nil {
+		return err
+	}
+	copyPack := filepath.Join(b.dir, "copy.pack")
+	if err := run("", nil, "cp", p, copyPack); err != nil {
+		return err
+	}
+	secs, _, err = timed(exec.Command("git", "index-pack", "-o", filepath.Join(b.dir, "copy.idx"), copyPack), nil)
+	os.Remove(copyPack)
+	os.Remove(filepath.Join(b.dir, "copy.idx"))
+	if err != nil {
+		return err
+	}
+	t.indexPack = append(t.indexPack, secs)
+	r, err := damagedRun(b.env, b.helper, b.one, b.dir, dropIndex)
+	if err != nil {
+		return err
+	}
+	t.reindex = append(t.reindex, r.mend)
+	soundBytes := float64(dirBytes(filepath.Join(sound, "objects")))
+	for _, dc := range damageCases {
+		tree := b.one
+		if dc.ten {
+			tree = b.ten
+		}
+		r, err := damagedRun(b.env, b.helper, tree, b.dir, dc.damage)
+		if err != nil {
+			return fmt.Errorf("%s: %v", dc.name, err)
+		}
+		t.mend[dc.name] = append(t.mend[dc.name], r.mend)
+		t.whole[dc.name] = append(t.whole[dc.name], r.total)
+		t.sees[dc.name] = append(t.sees[dc.name], float64(r.sees)/soundBytes)
+		t.all[dc.name] = append(t.all[dc.name], float64(r.all)/soundBytes)
+		t.peak[dc.name] = append(t.peak[dc.name], float64(r.peak)/soundBytes)
+	}
 	return nil
+}
+
+// timed runs cmd (with env, where set) and returns its wall seconds and
+// peak RSS in KiB.
+func timed(cmd *exec.Cmd, env []string) (float64, int64, error) {
+	if env != nil {
+		cmd.Env = env
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, errb.String())
+	}
+	return time.Since(start).Seconds(), maxRSSKB(cmd.ProcessState), nil
 }
 
 // tenThousandBefore returns the first-parent ancestor of tip from which
@@ -173,31 +238,63 @@ func durableMirror(env []string, url, dir, older string) error {
 	return git(dir, "fetch", "-q", "origin")
 }
 
+// damaged is what one --verify of a damaged copy did: its whole time and
+// its mend's (from its line), and the bytes of the repository's objects
+// git reads (sees: objects/, the quarantine left out) and of all of it
+// (all: the quarantine in) after it, and the most of all during it.
+type damaged struct {
+	total, mend     float64
+	sees, all, peak int64
+}
+
 // damagedRun copies the mirror of tree to a scratch tree, damages it,
-// and runs --verify there: the seconds it took, and those its repair took.
-func damagedRun(env []string, helper, tree, dir string, damage func(string) error) (float64, float64, error) {
+// and runs --verify there, the repository's bytes sampled every 50 ms.
+func damagedRun(env []string, helper, tree, dir string, damage func(string) error) (damaged, error) {
+	var r damaged
 	scratch := filepath.Join(dir, "scratch")
 	os.RemoveAll(scratch)
 	defer os.RemoveAll(scratch)
 	if err := run("", nil, "cp", "-a", tree, scratch); err != nil {
-		return 0, 0, err
+		return r, err
 	}
-	if err := damage(filepath.Join(scratch, "m.git")); err != nil {
-		return 0, 0, err
+	m := filepath.Join(scratch, "m.git")
+	if err := damage(m); err != nil {
+		return r, err
 	}
 	syncAll()
 	cmd := exec.Command(helper, "--verify", scratch)
 	cmd.Env = env
+	stop := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		var most int64
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-tick.C:
+				most = max(most, dirBytes(m))
+			}
+		}
+	}()
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	took := time.Since(start).Seconds()
-	m := repairTook.FindSubmatch(out)
-	if err != nil || m == nil {
-		return 0, 0, fmt.Errorf("--verify: %v\n%s", err, out)
+	r.total = time.Since(start).Seconds()
+	close(stop)
+	r.peak = <-peak
+	got := repairTook.FindSubmatch(out)
+	if err != nil || got == nil {
+		return r, fmt.Errorf("--verify: %v\n%s", err, out)
 	}
-	fixed, _ := strconv.ParseFloat(string(m[1]), 64)
-	return took, fixed, nil
+	r.mend, _ = strconv.ParseFloat(string(got[1]), 64)
+	r.sees = dirBytes(filepath.Join(m, "objects"))
+	r.all = dirBytes(m)
+	r.peak = max(r.peak, r.all)
+	return r, nil
 }
 
-// repairTook finds how long the repair took in the runner's line.
+// repairTook finds how long the mend took in the runner's line.
 var repairTook = regexp.MustCompile(`the mend took ([0-9.]+)s`)
