@@ -52,7 +52,7 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 	}
 	defer p.f.Close()
 	if opts.Reserve != nil {
-		held := p.idx.Size() + int64(opts.Workers)*2*workerCache(opts.Workers)
+		held := p.idx.Size() + int64(opts.Workers)*2*workerCache(opts.Workers, p.size)
 		opts.Reserve(held)
 		defer opts.Reserve(-held)
 	}
