@@ -100,3 +100,22 @@ func durableMirror(t *testing.T, env []string, opts ...string) (base, up, tree, 
 	gittest.Git(t, env, base, append(append([]string{"clone", "-q", "--mirror"}, opts...), "durable::file://"+up, m)...)
 	return base, up, tree, m
 }
+
+// mentions reports whether the runner's line l names id: whole, or as its
+// first 12 digits, as a line cut to 300 characters shortens ids.
+func mentions(l, id string) bool {
+	return strings.Contains(l, id) || len(id) > 12 && strings.Contains(l, id[:12]+"…")
+}
+
+// verdictOf returns the statistics file's verify record of the repository
+// dir (the runner's detail of a --verify), as text.
+func verdictOf(t *testing.T, stats, dir string) string {
+	t.Helper()
+	for _, l := range strings.Split(string(readFile(t, stats)), "\n") {
+		if strings.HasPrefix(l, `{"kind":"verify"`) && strings.Contains(l, `"repository":"`+dir+`"`) {
+			return l
+		}
+	}
+	t.Fatalf("no verify record of %s in %s", dir, stats)
+	return ""
+}

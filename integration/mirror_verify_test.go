@@ -37,15 +37,23 @@ func TestMirrorVerify(t *testing.T) {
 		}
 	}
 	metrics := filepath.Join(base, "verify.prom")
-	c := verifier(t, env, "--metrics", metrics, tree)
+	stats := filepath.Join(base, "stats")
+	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), "--metrics", metrics, tree)
 	mustRun(t, c, "the verification")
-	for dir, want := range map[string]string{
-		sound:   " ok ",
-		flipped: "bad packed object CRC for " + blob.String(),
-		gone:    "refs/heads/gone: its object " + strings.Repeat("5", 40) + " is missing",
+	for dir, want := range map[string][2]string{
+		sound:   {" ok ", ""},
+		flipped: {"bad packed object CRC for ", blob.String()},
+		gone:    {"refs/heads/gone: its object ", strings.Repeat("5", 40)},
 	} {
-		if l := runnerLine(t, c, dir); !strings.Contains(l, " ok ") || !strings.Contains(l, want) {
+		l := runnerLine(t, c, dir)
+		if !strings.Contains(l, " ok ") || !strings.Contains(l, want[0]) || want[1] != "" && !mentions(l, want[1]) {
 			t.Errorf("%s: %q, want %q", filepath.Base(dir), l, want)
+		}
+		if len(l) > 300 {
+			t.Errorf("%s: a line of %d characters", filepath.Base(dir), len(l))
+		}
+		if v := verdictOf(t, stats, dir); want[1] != "" && !strings.Contains(v, want[1]) {
+			t.Errorf("%s: the statistics' record %s lacks %q", filepath.Base(dir), v, want[1])
 		}
 	}
 	if l := runnerLine(t, c, sound); !strings.Contains(l, "(verified ") {

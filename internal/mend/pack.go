@@ -104,7 +104,7 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 			return "", err
 		}
 	}
-	return fmt.Sprintf("wrote %s again as pack-%s.pack, %s (%s)", filepath.Base(path), hex.EncodeToString(rw.Sum), rewroteWhat(rw), why), nil
+	return fmt.Sprintf("wrote %s again as pack-%s.pack, %s", filepath.Base(path), hex.EncodeToString(rw.Sum), rewroteWhat(rw)), nil
 }
 
 // rewroteWhat says what a rewrite did with the broken copies.

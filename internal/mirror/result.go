@@ -2,8 +2,10 @@ package mirror
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/mend"
@@ -42,10 +44,42 @@ type result struct {
 	sessions int
 }
 
+// maxLine is how long a runner's line may be: the repository's own paths
+// in it said from the repository, then the ids and pack names shortened
+// (the full ones are in the statistics file), and what is longer still
+// cut; a directory's name is never cut.
+const maxLine = 300
+
+// longHex is a full object id or pack checksum.
+var longHex = regexp.MustCompile(`[0-9a-f]{40}(?:[0-9a-f]{24})?`)
+
 // line is the log line of r for the repository dir: "ok" only for an
-// update that wrote durably.
+// update that wrote durably; at most maxLine characters (cut).
 func (r result) line(dir string) string {
 	head := r.start.UTC().Format(time.RFC3339) + " " + quotePath(dir)
+	full := r.fullLine(head)
+	if len(full) <= maxLine {
+		return full
+	}
+	// The repository's own paths are said from it: the line names it.
+	tail := strings.ReplaceAll(full[len(head):], strings.TrimSuffix(dir, "/")+"/./", "")
+	tail = strings.ReplaceAll(tail, strings.TrimSuffix(dir, "/")+"/", "")
+	if len(head)+len(tail) <= maxLine {
+		return head + tail
+	}
+	tail = longHex.ReplaceAllStringFunc(tail, func(h string) string { return h[:12] + "…" })
+	if room := max(maxLine-len(head), 60); len(tail) > room {
+		cut := room - len("…")
+		for cut > 0 && !utf8.RuneStart(tail[cut]) {
+			cut--
+		}
+		tail = tail[:cut] + "…"
+	}
+	return head + tail
+}
+
+// fullLine is the log line of r after head, whole.
+func (r result) fullLine(head string) string {
 	var notes []string
 	if len(r.tidied) > 0 {
 		notes = append(notes, "tidied: "+strings.Join(r.tidied, "; "))

@@ -96,11 +96,12 @@ func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Ti
 // durably.
 func (o *options) conclude(r *result, remotes []remoteURL, stats string) {
 	r.helper, r.sessions = readSessions(stats)
+	if r.helper.Settings != "" {
+		// Before a note of the runner's own: a line too long is cut.
+		r.notes = append(r.notes, "settings: "+r.helper.Settings)
+	}
 	if note := keepStats(stats); note != "" {
 		r.notes = append(r.notes, note)
-	}
-	if r.helper.Settings != "" {
-		r.notes = append(r.notes, "settings: "+r.helper.Settings)
 	}
 	if r.err == nil {
 		r.notDurable = notDurable(remotes, r.helper)

@@ -2,16 +2,17 @@ package mirror
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/quarantine"
@@ -34,14 +35,15 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 		vo.Progress = meter(o.stderr)
 	}
 	f, err := mend.Verify(ctx, git, vo)
+	var m mend.Mended
 	if err == nil {
 		r.check = f
 		if f.Sound() {
 			r.notes = append(r.notes, describe(f))
+			writeVerdict(dir, f, m, nil)
 			return
 		}
 		start := time.Now()
-		var m mend.Mended
 		m, err = o.mendOne(ctx, dir, f)
 		r.mended = append(append([]string{describe(f)}, mendedWhat(m)...), fmt.Sprintf("the mend took %.1fs", time.Since(start).Seconds()))
 		r.fixed = f.Broken() - len(m.Left) - len(m.Missing)
@@ -51,9 +53,17 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.err = fmt.Errorf("timed out after %s", o.timeout)
-	case err != nil:
-		r.err = err
+		err = fmt.Errorf("timed out after %s", o.timeout)
+	}
+	if err != nil && f != nil {
+		// One verdict: what was found, and why what is left is left; what
+		// the mend did goes to the statistics file with the detail.
+		err = fmt.Errorf("%v (%d of %d objects broken)", err, f.Broken(), f.Objects())
+		r.mended = nil
+	}
+	r.err = err
+	if f != nil {
+		writeVerdict(dir, f, m, err)
 	}
 }
 
@@ -83,7 +93,7 @@ func inRepo(dir string) mend.Git {
 func mendedWhat(m mend.Mended) []string {
 	var did []string
 	if m.Whole != "" {
-		did = append(did, "fetched everything again, as a reclone would ("+m.Whole+")")
+		did = append(did, "fetched everything again, as a reclone does")
 	}
 	if m.Fetched > 0 {
 		did = append(did, fmt.Sprintf("fetched %d %s again", m.Fetched, plural(m.Fetched, "object", "objects")))
@@ -141,31 +151,37 @@ func meter(w io.Writer) func(stage string, done, total int64) {
 	}
 }
 
-// describe says what the verification f found, for the runner's line.
+// describe says what the verification f found, for the runner's line:
+// counts, and the first thing wrong (the rest is in the statistics file,
+// writeVerdict).
 func describe(f *mend.Findings) string {
 	what := fmt.Sprintf("%d packed %s in %d %s, %d loose", f.PackedObjects, plural(f.PackedObjects, "object", "objects"),
 		f.Packs, plural(f.Packs, "pack", "packs"), f.LooseObjects)
-	var bad []string
-	for _, d := range f.Damage {
+	if f.Sound() {
+		return "verified " + what
+	}
+	first := ""
+	switch {
+	case len(f.Damage) > 0:
+		d := f.Damage[0]
+		for _, o := range f.Damage {
+			if o.Own {
+				d = o // a broken copy says more than its pack's checksum
+				break
+			}
+		}
 		where := "loose"
 		if d.Pack != "" {
 			where = filepath.Base(d.Pack)
 		}
-		bad = append(bad, where+": "+d.Why)
+		first = where + ": " + d.Why
+	case len(f.Missing) > 0:
+		first = fmt.Sprintf("%s: its object %s is missing", f.Missing[0].Name, f.Missing[0].ID)
 	}
-	for _, m := range f.Missing {
-		bad = append(bad, fmt.Sprintf("%s: its object %s is missing", m.Name, m.ID))
+	if n := len(f.Damage) + len(f.Missing); n > 1 {
+		first += fmt.Sprintf("; and %d more", n-1)
 	}
-	if len(bad) == 0 {
-		return "verified " + what
-	}
-	const most = 5
-	more := ""
-	if len(bad) > most {
-		more = "; and " + strconv.Itoa(len(bad)-most) + " more"
-		bad = bad[:most]
-	}
-	return fmt.Sprintf("%d broken of %s: %s%s", f.Broken(), what, strings.Join(bad, "; "), more)
+	return fmt.Sprintf("%d of %d objects broken (%s)", f.Broken(), f.Objects(), first)
 }
 
 // describeIDs names a few of ids.
@@ -179,4 +195,70 @@ func describeIDs(ids []object.ID) string {
 		s = append(s, id.String())
 	}
 	return strings.Join(s, ", ")
+}
+
+// maxDamage bounds the damage a verdict's statistics line lists.
+const maxDamage = 1000
+
+// writeVerdict adds the detail of the verification of the repository dir
+// (f, and what the mend m did, err what it left) to the runner's
+// statistics file, where it has one: every damage found (up to
+// maxDamage), the refs whose object is missing, what was done, what was
+// set aside and where, what is left broken.
+func writeVerdict(dir string, f *mend.Findings, m mend.Mended, err error) {
+	to := statsTarget()
+	if to == "" {
+		return
+	}
+	type damage struct {
+		ID   string `json:"id,omitempty"`
+		Pack string `json:"pack,omitempty"`
+		Why  string `json:"why"`
+	}
+	v := struct {
+		Kind       string   `json:"kind"`
+		Time       string   `json:"time"`
+		Repository string   `json:"repository"`
+		Result     string   `json:"result"`
+		Error      string   `json:"error,omitempty"`
+		Checked    int      `json:"checked"`
+		Broken     int      `json:"broken"`
+		Damage     []damage `json:"damage,omitempty"`
+		Missing    []string `json:"missing-refs,omitempty"`
+		Did        []string `json:"did,omitempty"`
+		Whole      string   `json:"refetched-whole,omitempty"`
+		Fetched    int      `json:"fetched"`
+		Retired    []string `json:"retired,omitempty"`
+		Quarantine string   `json:"quarantine,omitempty"`
+		Left       []string `json:"left,omitempty"`
+	}{Kind: "verify", Time: time.Now().UTC().Format(time.RFC3339), Repository: dir, Result: "ok",
+		Checked: f.Objects(), Broken: f.Broken(), Did: m.Did, Whole: m.Whole, Fetched: m.Fetched, Retired: m.Retired}
+	if !f.Sound() {
+		v.Result = "mended"
+	}
+	if err != nil {
+		v.Result, v.Error = "failed", mask.OneLine(err.Error())
+	}
+	for i, d := range f.Damage {
+		if i == maxDamage {
+			break
+		}
+		dd := damage{Pack: filepath.Base(d.Pack), Why: d.Why}
+		if !d.ID.IsZero() {
+			dd.ID = d.ID.String()
+		}
+		v.Damage = append(v.Damage, dd)
+	}
+	for _, r := range f.Missing {
+		v.Missing = append(v.Missing, r.Name+" "+r.ID.String())
+	}
+	if len(m.Retired) > 0 {
+		v.Quarantine = m.Quarantine
+	}
+	for _, id := range m.Left {
+		v.Left = append(v.Left, id.String())
+	}
+	if b, err := json.Marshal(v); err == nil {
+		appendTo(to, append(b, '\n'))
+	}
 }
