@@ -3,11 +3,13 @@
 package integration
 
 import (
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/git-durable/git-durable/internal/gittest"
 )
@@ -75,5 +77,57 @@ func TestMirrorVerifyAnswerBounded(t *testing.T) {
 	}
 	if a, b := inPack(gittest.Git(t, env, m, "count-objects", "-v")), inPack(before); a != b {
 		t.Errorf("in-pack %d after, %d before", a, b)
+	}
+}
+
+// TestMirrorVerifyStillUpstream: an upstream that accepts the mend's
+// connection and never answers is given up after a quarter of --timeout
+// (its idle bound), well before the time limit: the line fails in those
+// words, says how many objects were found broken, and the damaged pack is
+// as it was.
+func TestMirrorVerifyStillUpstream(t *testing.T) {
+	env := env(t)
+	_, _, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // read nothing, send nothing
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	gittest.Git(t, env, m, "config", "remote.origin.url", "durable::git://"+ln.Addr().String()+"/m.git")
+	_, off, path := packedBlob(t, env, m)
+	flipByte(t, path, off+4)
+	damaged := string(readFile(t, path))
+	start := time.Now()
+	c := verifier(t, env, "--timeout", "20s", tree)
+	took := time.Since(start)
+	l := runnerLine(t, c, m)
+	if c.Code != 1 || !strings.Contains(l, " failed ") || !strings.Contains(l, "sent nothing for 5s: gave up") || !strings.Contains(l, "objects broken)") {
+		t.Errorf("exit %d, %q", c.Code, l)
+	}
+	if took > 15*time.Second {
+		t.Errorf("the verify took %v: more than the idle bound of 5s", took)
+	}
+	if string(readFile(t, path)) != damaged {
+		t.Errorf("the damaged pack was changed")
 	}
 }

@@ -57,7 +57,7 @@ func (f *Fetcher) writeAsked(p io.Reader, ids []object.ID) (objstore.Stats, erro
 		opts.Keep, opts.PackPolicy = &unpack.Keep{Compression: run.Settings.PackCompression}, scratchPolicy
 		opts.Object = f.noteLinks(r.Format, opts.Object)
 	}
-	res, err := unpack.Run(f.Ctx, p, all, scratchPolicy, opts)
+	res, err := unpack.Run(f.Ctx, f.reader(p), all, scratchPolicy, opts)
 	switch {
 	case f.Finish != nil:
 		err = f.Finish(p, run, res, err)

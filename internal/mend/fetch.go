@@ -62,6 +62,9 @@ type Fetcher struct {
 	// Budget, when set, bounds the bytes that answers may bring: once
 	// they pass it, Heal and the rest stop with errOverBudget.
 	Budget int64
+	// Alive, when set, is told as each request begins and each time an
+	// answer brings bytes (a watchdog of a still upstream).
+	Alive func()
 
 	received int64                     // the bytes the answers brought
 	packs    []string                  // the packs a mend wrote
@@ -110,6 +113,7 @@ func (f *Fetcher) Heal(up *upstream.Upload, ids []object.ID) (left []object.ID, 
 // (no haves: they would tell it that they are here), and writes what of
 // the answer was asked for.
 func (f *Fetcher) fetchAgain(up *upstream.Upload, ids []object.ID) error {
+	f.alive()
 	fresh, err := up.Fresh()
 	if err != nil {
 		return err
@@ -168,3 +172,19 @@ func (h *haveList) Next(n int) []object.ID {
 
 // Ack is told of a have the upstream has: nothing follows from it here.
 func (h *haveList) Ack(object.ID) {}
+
+// alive tells f.Alive, where set.
+func (f *Fetcher) alive() {
+	if f.Alive != nil {
+		f.Alive()
+	}
+}
+
+// reader is the answer p as the unpack reads it: each read that brings
+// bytes told to f.Alive, where set.
+func (f *Fetcher) reader(p io.Reader) io.Reader {
+	if f.Alive == nil {
+		return p
+	}
+	return liveReader{r: p, alive: f.Alive}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/objstore"
@@ -36,6 +37,10 @@ type Options struct {
 	// Stats, when set, is the absolute path of a statistics file
 	// (report.StatsEnv) that gets a line per answer fetched.
 	Stats string
+	// Idle, when set, ends the fetches once the upstream sent nothing for
+	// so long (a watchdog), well before the caller's own time limit: an
+	// upstream that accepts and never answers does not hold the mend.
+	Idle time.Duration
 }
 
 // Mended is what a mend did.

@@ -1,6 +1,7 @@
 package mend
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,10 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	if local(url) && !filepath.IsAbs(url) {
 		url = filepath.Join(m.workTop(), url) // git reads such a remote from there
 	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	defer cancel()
+	wd := watch(o.Idle, cancel)
+	defer wd.stop()
 	red := &transport.Redactor{}
 	env := proc.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(k string) string {
 		if k == "GIT_TERMINAL_PROMPT" {
@@ -45,7 +50,7 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		return o.Getenv(k)
 	}}
 	cfg := func() (repo.Config, error) { return m.r.Config, nil }
-	rem, err := upstream.Open(m.ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red})
+	rem, err := upstream.Open(ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red})
 	if err != nil {
 		return nil, ids, errors.New(red.Scrub(say(err, transport.Anonymize(url), nil)))
 	}
@@ -53,8 +58,8 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	if err != nil {
 		return nil, ids, err
 	}
-	f := &Fetcher{Ctx: m.ctx, Store: m.t, Strict: strict, URL: rem.URL, Messages: io.Discard, Packs: true, Chunk: chunk,
-		Describe: func(err error) string { return say(err, rem.URL, rem) }}
+	f := &Fetcher{Ctx: ctx, Store: m.t, Strict: strict, URL: rem.URL, Messages: io.Discard, Packs: true, Chunk: chunk,
+		Describe: func(err error) string { return say(err, rem.URL, rem) }, Alive: wd.alive}
 	if o.Stats != "" {
 		f.Account = func(s objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, s, err) }
 	}
@@ -64,7 +69,7 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		left, err = m.byID(f, open, ids, refIDs)
 		if err == nil || !errors.Is(err, errOverBudget) {
 			if err != nil {
-				err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+				err = errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
 			}
 			return f.Written(), left, err
 		}
@@ -72,7 +77,7 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	}
 	p, err := m.fetchWhole(rem, f)
 	if err != nil {
-		return f.Written(), ids, errors.New(red.Scrub(say(err, rem.URL, rem)))
+		return f.Written(), ids, errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
 	}
 	f.packs = append(f.packs, p)
 	m.whole = p
@@ -80,7 +85,7 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		return f.Written(), ids, err
 	}
 	if left, err = m.byID(f, open, ids, refIDs); err != nil {
-		err = errors.New(red.Scrub(say(err, rem.URL, rem)))
+		err = errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
 	}
 	return f.Written(), left, err
 }

@@ -129,6 +129,7 @@ func (m *mender) fetchWhole(rem *upstream.Remote, f *Fetcher) (string, error) {
 	if err := up.CheckFormat(m.r.Format); err != nil {
 		return "", err
 	}
+	f.alive()
 	p, err := up.Fetch(&upstream.FetchRequest{Wants: sink.ids, NoProgress: true})
 	if err != nil {
 		return "", err
@@ -137,7 +138,7 @@ func (m *mender) fetchWhole(rem *upstream.Remote, f *Fetcher) (string, error) {
 	defer run.End()
 	opts := run.Options(io.Discard, &unpack.Keep{})
 	opts.Strict = f.Strict
-	res, err := unpack.Run(m.ctx, p, m.t.Store, run.Policy, opts)
+	res, err := unpack.Run(f.Ctx, f.reader(p), m.t.Store, run.Policy, opts)
 	if err == nil {
 		err = p.Drain()
 	}

@@ -169,7 +169,7 @@ func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, s
 		url = remotes[0].url
 	}
 	failed := r.err
-	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir)})
+	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()})
 	if found {
 		r.mended = append(r.mended, mendedWhat(m)...)
 	}

@@ -78,7 +78,7 @@ func (o *options) mendOne(ctx context.Context, dir string, f *mend.Findings) (me
 	if len(rs) > 0 {
 		url = rs[0].url
 	}
-	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir)})
+	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()})
 }
 
 // inRepo runs git in the repository dir as the runner does (gitIn).
@@ -262,3 +262,14 @@ func writeVerdict(dir string, f *mend.Findings, m mend.Mended, err error) {
 		appendTo(to, append(b, '\n'))
 	}
 }
+
+// maxIdle is the longest a mend waits for an upstream that sends nothing.
+const maxIdle = 2 * time.Minute
+
+// idle is how long a mend waits for an upstream that sends nothing: a
+// quarter of --timeout, at most maxIdle. Well under the time limit of the
+// repository's run, so that the line still says what was found broken,
+// and a stalled upstream does not hold a run of -j 1 for long; long
+// enough for an upstream's walk before its first byte (upload-pack
+// counting a large history).
+func (o *options) idle() time.Duration { return min(maxIdle, o.timeout/4) }
