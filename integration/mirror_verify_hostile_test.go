@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
 )
 
 // TestMirrorVerifyAnswerBounded: an upstream (protocol v2 over git://)
@@ -129,5 +130,45 @@ func TestMirrorVerifyStillUpstream(t *testing.T) {
 	}
 	if string(readFile(t, path)) != damaged {
 		t.Errorf("the damaged pack was changed")
+	}
+}
+
+// TestMirrorVerifyUnreachable: a broken blob that no ref reaches any more
+// (its branch deleted upstream and pruned there, the mirror's ref pruned
+// by the update) and that the upstream does not have: --verify says it is
+// unreachable, with its type, leaves it out of its pack (set aside with
+// the pack) and exits 0; git fsck --full is clean and the next --verify
+// finds nothing. (Before: it failed every run, for ever.)
+func TestMirrorVerifyUnreachable(t *testing.T) {
+	env := env(t)
+	base, up, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
+	work := filepath.Join(base, "work")
+	gittest.Git(t, env, base, "clone", "-q", up, work)
+	gittest.Git(t, env, work, "checkout", "-q", "-b", "doomed")
+	gittest.WriteFile(t, work, "doomed.txt", "a blob only the doomed branch holds\n")
+	gittest.Git(t, env, work, "add", "doomed.txt")
+	gittest.Git(t, env, work, "commit", "-q", "-m", "doomed")
+	gittest.Git(t, env, work, "push", "-q", "origin", "doomed")
+	doomed := strings.TrimSpace(gittest.Git(t, env, work, "rev-parse", "HEAD:doomed.txt"))
+	gittest.Git(t, env, m, "-c", "fetch.unpackLimit=1", "remote", "update", "--prune")
+	gittest.Git(t, env, m, "repack", "-adq") // one pack, the doomed blob in it
+	gittest.Git(t, env, up, "branch", "-D", "doomed")
+	gittest.Git(t, env, up, "reflog", "expire", "--expire=now", "--all")
+	gittest.Git(t, env, up, "gc", "-q", "--prune=now")
+	gittest.Git(t, env, m, "remote", "update", "--prune")
+	id, err := object.ParseID(doomed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, off, path := packedBlobIf(t, env, m, func(b object.ID) bool { return b == id })
+	flipByte(t, path, off+4)
+	c := verifier(t, env, tree)
+	l := runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "nothing reaches") || !strings.Contains(l, "blob ") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
+	if c := verifier(t, env, tree); c.Code != 0 || strings.Contains(runnerLine(t, c, m), "mended") {
+		t.Errorf("a second verification: exit %d, %q", c.Code, runnerLine(t, c, m))
 	}
 }

@@ -82,6 +82,11 @@ func (s *Store) Scan(workers int) (broken []Broken, checked int, err error) {
 // the start of the file still inflates to one.
 func (s *Store) headerType(id object.ID) object.Type { return s.primary.headerType(id) }
 
+// LooseType returns the type the header of id's loose file in the store's
+// own directory names, where the start of the file still inflates to one;
+// object.Bad otherwise (a broken file's type, where it still tells).
+func (s *Store) LooseType(id object.ID) object.Type { return s.headerType(id) }
+
 // headerType returns the type the header of id's loose file in src names,
 // where the start of the file still inflates to one.
 func (src *source) headerType(id object.ID) object.Type {

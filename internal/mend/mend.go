@@ -75,6 +75,8 @@ type mender struct {
 	// one; rewritten the packs written again with every entry in place.
 	whole     string
 	rewritten []string
+	// unreached are the broken objects nothing reaches, left out.
+	unreached map[object.ID]bool
 }
 
 // Mend puts right what the verification f found in the repository git
@@ -150,6 +152,33 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 			return out, err
 		}
 	}
+	// A broken object that no good copy came for and nothing reaches (its
+	// branch deleted upstream) is left out of its pack and set aside with
+	// it: git fsck's dangling object, broken.
+	// (A walk of the whole history: only where the upstream lacked some.)
+	var cannot []object.ID
+	for _, id := range f.Report.Broken() {
+		if len(out.NotSent) > 0 && !m.fetched.has(id) {
+			cannot = append(cannot, id)
+		}
+	}
+	m.unreached = m.unreachable(cannot)
+	if len(m.unreached) > 0 {
+		kinds := map[object.ID]string{}
+		for _, d := range f.Damage {
+			if m.unreached[d.ID] {
+				kinds[d.ID] = m.kindOf(d)
+				if d.Pack != "" {
+					if byPack[d.Pack] == nil {
+						byPack[d.Pack] = map[object.ID]bool{}
+					}
+					byPack[d.Pack][d.ID] = true
+				}
+			}
+		}
+		out.Did = append(out.Did, sayUnreachable(kinds))
+		out.NotSent = slices.DeleteFunc(out.NotSent, func(id object.ID) bool { return m.unreached[id] })
+	}
 	lacking := map[object.ID]bool{}
 	for _, id := range out.NotSent {
 		lacking[id] = true
@@ -189,7 +218,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 			return out, err
 		}
 	}
-	out.Left = stillBroken(r, f, m.fetched)
+	out.Left = slices.DeleteFunc(stillBroken(r, f, m.fetched), func(id object.ID) bool { return m.unreached[id] })
 	return out, m.q.Flush()
 }
 
@@ -227,7 +256,7 @@ func brokenCopies(rep *verify.Report) ([]object.ID, map[string]string, map[strin
 // notices the file, but git fsck fails on it.
 func (m *mender) retireLoose(rep *verify.Report) error {
 	for _, d := range rep.Damage {
-		if d.Pack == "" && !d.ID.IsZero() && m.fetched.has(d.ID) {
+		if d.Pack == "" && !d.ID.IsZero() && (m.fetched.has(d.ID) || m.unreached[d.ID]) {
 			dir, rest := d.ID.Shard()
 			if err := m.q.Retire(filepath.Join(m.r.ObjectDir, dir, rest)); err != nil {
 				return err

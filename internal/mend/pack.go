@@ -55,7 +55,8 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	}
 	base := strings.TrimSuffix(path, ".pack")
 	keepAll := slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil })
-	if !keepAll && !slices.ContainsFunc(spans, func(s pack.Span) bool { return !m.fetched.has(s.ID) }) {
+	gone := func(id object.ID) bool { return m.fetched.has(id) || m.unreached[id] }
+	if !keepAll && !slices.ContainsFunc(spans, func(s pack.Span) bool { return !gone(s.ID) }) {
 		if err := m.retirePack(path); err != nil {
 			return "", err
 		}
@@ -80,8 +81,14 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 		return "", err
 	}
 	mend := pack.Mend{Broken: broken, Whole: goodCopies(m.t.Store, m.r.Format, m.fetched), Level: m.t.Settings.PackCompression}
-	if !keepAll {
-		mend.Elsewhere = m.fetched.has
+	switch {
+	case !keepAll:
+		mend.Elsewhere = gone
+	case len(m.unreached) > 0:
+		// Only what nothing reaches leaves a pack whose every other entry
+		// keeps its place: its bitmap, which names them by position, is
+		// not carried over then (pack.Rewritten.Dropped).
+		mend.Elsewhere = func(id object.ID) bool { return m.unreached[id] }
 	}
 	rw, err := pack.Rewrite(f, src, m.r.Format, spans, mend)
 	if err != nil {

@@ -153,16 +153,16 @@ func (m *mender) fetchTips(f *Fetcher, open func() (*upstream.Upload, error), ti
 			f.Haves = m.readableTips(refIDs)
 		}
 		left = append(left, still...)
-		if want = m.unreached(tips, f.Haves); len(want) == 0 {
+		if want = m.missingBelow(tips, f.Haves); len(want) == 0 {
 			break
 		}
 	}
 	return left, nil
 }
 
-// unreached lists the objects a walk from tips down to haves finds
+// missingBelow lists the objects a walk from tips down to haves finds
 // missing (git rev-list --missing=print).
-func (m *mender) unreached(tips, haves []object.ID) []object.ID {
+func (m *mender) missingBelow(tips, haves []object.ID) []object.ID {
 	var in strings.Builder
 	for _, id := range tips {
 		in.WriteString(id.String() + "\n")
