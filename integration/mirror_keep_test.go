@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
 )
 
 // The runner never removes what git can still read: each test damages a
@@ -273,4 +274,39 @@ func TestMirrorRunnerQuarantineExpires(t *testing.T) {
 	if mtx := string(readFile(t, metrics)); !strings.Contains(mtx, series("git_durable_update_quarantine_bytes", tree, m)+"0\n") {
 		t.Errorf("metrics:\n%s", mtx)
 	}
+}
+
+// TestMirrorRunnerMendsAtOnce: an update that fails on a broken packed
+// object (the tree of the tip, which git's check after the fetch reads)
+// mends the repository at once, as --verify would — the object fetched
+// again by id, the pack written again — and updates it: "ok", the refs the
+// upstream's, git fsck clean; the line says what was mended. (Before: it
+// failed with git's line at every update until a --verify.)
+func TestMirrorRunnerMendsAtOnce(t *testing.T) {
+	env := env(t)
+	_, up, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
+	root := strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main^{tree}"))
+	idx, path := packIndex(t, m)
+	id, err := object.ParseID(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, ok := idx.FindOffset(id)
+	if !ok {
+		t.Fatal("the tip's tree is not packed")
+	}
+	flipByte(t, path, off+4)
+	advance(t, env, up, 1, "")
+	if c := gittest.Exec(t, env, m, nil, "git", "remote", "update", "--prune"); c.Code == 0 {
+		t.Fatalf("plain git's update passed over a broken tree")
+	}
+	c := runner(t, env, tree)
+	l := runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "mended: ") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	if a, b := refs(t, env, m), refs(t, env, up); a != b {
+		t.Errorf("refs\n%s\nupstream\n%s", a, b)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/nofollow"
 	"github.com/git-durable/git-durable/internal/report"
 )
@@ -83,8 +84,11 @@ const statsName = "durable-update.stats"
 // It returns what stood in the way of writing them, "" if nothing did.
 // The file is never read or written through a symbolic link: a link at
 // its name (planted by someone who can write in the repository) is
-// removed unread, as the runner's own file of the moment.
-func keepStats(path string) string {
+// removed unread, as the runner's own file of the moment. Where git
+// failed after the helper's sessions said they fetched (its check of what
+// came, its update of the refs), failed says why: each such session line
+// says "failed" then, with git's line.
+func keepStats(path string, failed error) string {
 	b, err := nofollow.ReadFile(path)
 	if err != nil || len(b) == 0 {
 		os.Remove(path)
@@ -93,6 +97,9 @@ func keepStats(path string) string {
 	to := os.Getenv(report.StatsEnv)
 	var keep []byte
 	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if failed != nil && bytes.HasPrefix(l, []byte(`{"kind":"session"`)) {
+			l = failedSession(l, failed)
+		}
 		if len(l) > 0 && !quiet(l) {
 			keep = append(keep, l...)
 		}
@@ -121,4 +128,17 @@ func statsTarget() string {
 		return to
 	}
 	return ""
+}
+
+// failedSession is the session line l of a fetch that git failed after
+// (err, git's line): where it says "fetched" or "up-to-date", "failed",
+// with the error git's.
+func failedSession(l []byte, err error) []byte {
+	msg, _ := json.Marshal(mask.OneLine(err.Error()))
+	for _, r := range []string{`"result":"fetched"`, `"result":"up-to-date"`} {
+		if bytes.Contains(l, []byte(r)) {
+			return bytes.Replace(l, []byte(r), append([]byte(`"result":"failed","error":`), msg...), 1)
+		}
+	}
+	return l
 }

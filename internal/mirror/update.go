@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/quarantine"
 	"github.com/git-durable/git-durable/internal/report"
@@ -70,7 +71,7 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 // right what a crash left (repair), and lists the remotes, after putting
 // durable:: before their URLs with --convert.
 func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Time, r *result) ([]remoteURL, error) {
-	if note := keepStats(stats); note != "" {
+	if note := keepStats(stats, nil); note != "" {
 		r.notes = append(r.notes, note)
 	}
 	if err := checkAlternates(dir); err != nil {
@@ -100,7 +101,7 @@ func (o *options) conclude(r *result, remotes []remoteURL, stats string) {
 		// Before a note of the runner's own: a line too long is cut.
 		r.notes = append(r.notes, "settings: "+r.helper.Settings)
 	}
-	if note := keepStats(stats); note != "" {
+	if note := keepStats(stats, r.err); note != "" {
 		r.notes = append(r.notes, note)
 	}
 	if r.err == nil {
@@ -147,7 +148,7 @@ func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats st
 func objectTrouble(err error) bool {
 	msg := err.Error()
 	for _, s := range []string{"bad object", "missing object", "did not send all necessary objects", "is corrupt",
-		"does not match index", "unable to read", "invalid sha1 pointer", "packfile", "is empty", "not found"} {
+		"does not match index", "unable to read", "failed to read", "invalid sha1 pointer", "packfile", "is empty", "not found"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -156,25 +157,40 @@ func objectTrouble(err error) bool {
 }
 
 // mendAndRetry puts right, in the repository dir whose update failed on an
-// object it lacks or cannot read, the refs whose object is missing — each
-// object fetched again by id, and a ref whose object the upstream does not
-// have either set aside (mend.Refs) — and runs the update once more: also
-// where there was none, since the failed fetch may have put right what it
-// failed on (a pack cut short, written again under its name while git had
-// it open). What it cannot put right it leaves as it is, and the update's
-// failure then says what to run.
+// object it lacks or cannot read, what it failed on, and runs the update
+// once more each time: first the refs whose object is missing — each
+// object fetched again by id, a ref whose object the upstream does not
+// have either set aside (mend.Refs) — also where there was none, since the
+// failed fetch may have put right what it failed on (a pack cut short,
+// written again under its name while git had it open); then, where it
+// still fails on an object, the verification's own mend of every object
+// (mend.Verify, mend.Mend), at once rather than at the next --verify.
+// What it cannot put right it leaves as it is, and the update's failure
+// then says what to run.
 func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, stats string, remotes []remoteURL, r *result) error {
 	url := ""
 	if len(remotes) > 0 {
 		url = remotes[0].url
 	}
 	failed := r.err
-	m, found, err := mend.Refs(ctx, inRepo(dir), mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()})
+	opts := mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()}
+	m, found, err := mend.Refs(ctx, inRepo(dir), opts)
 	if found {
 		r.mended = append(r.mended, mendedWhat(m)...)
 	}
 	if err == nil && len(m.Missing) == 0 {
 		failed = o.fetch(ctx, dir, lock, stats)
+	}
+	if failed != nil && objectTrouble(failed) && ctx.Err() == nil {
+		if f, err := mend.Verify(ctx, inRepo(dir), mend.VerifyOptions{Rate: o.rate, Reserve: cli.ReserveMemory}); err == nil && !f.Sound() {
+			r.check = f
+			m, err := mend.Mend(ctx, inRepo(dir), f, opts)
+			r.mended = append(r.mended, append([]string{describe(f)}, mendedWhat(m)...)...)
+			writeVerdict(dir, f, m, err)
+			if err == nil && leftBroken(m) == nil {
+				failed = o.fetch(ctx, dir, lock, stats)
+			}
+		}
 	}
 	if failed != nil && objectTrouble(failed) {
 		return fmt.Errorf("%v (to find and mend what is broken: git-remote-durable --verify %s)", failed, quotePath(dir))
