@@ -68,6 +68,25 @@ var repairCases = []repairCase{
 		flipByte(t, strings.TrimSuffix(path, ".pack")+".idx", idxCRC(idx.Count(), idx.Count()/2))
 		return nil
 	}, verifies, false},
+	{"a pack cut to three fifths", func(t *testing.T, env []string, root, m, up string) []string {
+		// Everything fetched again, as a reclone brings it, into the
+		// mirror: the new pack durable before the cut one is set aside.
+		idx, path := packIndex(t, m)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, 0o644)
+		if err := os.Truncate(path, st.Size()*6/10); err != nil {
+			t.Fatal(err)
+		}
+		// git refuses a pack cut short whole: it reads none of it.
+		var lost []string
+		for i := range idx.Count() {
+			lost = append(lost, idx.ID(i).String())
+		}
+		return lost
+	}, verifies, false},
 	{"a stopped mend", func(t *testing.T, env []string, root, m, up string) []string {
 		blob, off, path := packedBlob(t, env, m)
 		flipByte(t, path, off+4)

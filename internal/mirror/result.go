@@ -38,6 +38,10 @@ type result struct {
 	// put right.
 	check *mend.Findings
 	fixed int
+	// refetched is how many objects the mend fetched again by id, whole
+	// whether it fetched everything instead (a reclone's worth).
+	refetched int
+	whole     bool
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
 	helper   session

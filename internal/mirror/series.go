@@ -80,6 +80,12 @@ var verifications = family{
 		{"git_durable_verify_repaired_objects", "Of those, the objects it fetched again and put right.", true, func(r result) (float64, bool) {
 			return float64(r.fixed), r.check != nil
 		}},
+		{"git_durable_verify_refetched_objects", "Objects the last verification fetched again by id from the upstream.", true, func(r result) (float64, bool) {
+			return float64(r.refetched), r.check != nil
+		}},
+		{"git_durable_verify_refetched_whole", "1 if the last verification fetched everything again instead, as a reclone brings it (the broken copies held more than a quarter of the packs' bytes).", true, func(r result) (float64, bool) {
+			return oneIf(r.whole), r.check != nil
+		}},
 		{"git_durable_verify_retired_files", "Files the last verification set aside in the mirror's durable-quarantine/ (damaged packs, replaced indexes, broken loose copies, refs naming what nobody has): kept, never deleted, until --quarantine-days.", true, func(r result) (float64, bool) {
 			return float64(r.retired), r.check != nil
 		}},

@@ -47,6 +47,7 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 		m, err = o.mendOne(ctx, dir, f)
 		r.mended = append(append([]string{describe(f)}, mendedWhat(m)...), fmt.Sprintf("the mend took %.1fs", time.Since(start).Seconds()))
 		r.fixed = f.Broken() - len(m.Left) - len(m.Missing)
+		r.refetched, r.whole = m.Fetched, m.Whole != ""
 		if err == nil {
 			err = leftBroken(m)
 		}
