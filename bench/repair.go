@@ -297,4 +297,4 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 }
 
 // repairTook finds how long the mend took in the runner's line.
-var repairTook = regexp.MustCompile(`the mend took ([0-9.]+)s`)
+var repairTook = regexp.MustCompile(`mended in ([0-9.]+)s`)

@@ -19,6 +19,7 @@ type result struct {
 	// tidied says what the update's tidying did, mended what the
 	// verification's mend did (with what it found first).
 	tidied, mended []string
+	mendTook       time.Duration // how long a verification's mend took
 	err            error
 	// notDurable says why the update, though it succeeded, did not write
 	// durably ("" where it did); notes are what else its line says (the
@@ -89,7 +90,11 @@ func (r result) fullLine(head string) string {
 		notes = append(notes, "tidied: "+strings.Join(r.tidied, "; "))
 	}
 	if len(r.mended) > 0 {
-		notes = append(notes, "mended: "+strings.Join(r.mended, "; "))
+		took := ""
+		if r.mendTook > 0 {
+			took = fmt.Sprintf(" in %.1fs", r.mendTook.Seconds()) // first: a line too long is cut
+		}
+		notes = append(notes, "mended"+took+": "+strings.Join(r.mended, "; "))
 	}
 	if len(r.converted) > 0 && !r.dry {
 		notes = append(notes, "converted "+strings.Join(r.converted, "; "))

@@ -45,7 +45,7 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 		}
 		start := time.Now()
 		m, err = o.mendOne(ctx, dir, f)
-		r.mended = append(append([]string{describe(f)}, mendedWhat(m)...), fmt.Sprintf("the mend took %.1fs", time.Since(start).Seconds()))
+		r.mended, r.mendTook = append([]string{describe(f)}, mendedWhat(m)...), time.Since(start)
 		r.fixed = f.Broken() - len(m.Left) - len(m.Missing)
 		r.refetched, r.whole = m.Fetched, m.Whole != ""
 		if err == nil {
