@@ -26,7 +26,11 @@ func (t *repairTimes) print(tenObjects int) {
 			name = strings.Replace(name, "10,000", fmt.Sprintf("%d", tenObjects), 1)
 		}
 		m := median(t.mend[dc.name])
-		fmt.Printf("  %-46s %7.2f s = %.1f%% of a reclone (goal %.0f%%: %s); the whole --verify %.2f s; objects git reads %.2fx, all %.2fx, during %.2fx of the sound mirror's\n",
-			name, m, 100*m/rc, 100*dc.goal, ok(m <= dc.goal*rc), median(t.whole[dc.name]), median(t.sees[dc.name]), median(t.all[dc.name]), median(t.peak[dc.name]))
+		goal := "no goal"
+		if dc.goal > 0 {
+			goal = fmt.Sprintf("goal %.0f%%: %s", 100*dc.goal, ok(m <= dc.goal*rc))
+		}
+		fmt.Printf("  %-46s %7.2f s = %.1f%% of a reclone (%s; %s); the whole --verify %.2f s; objects git reads %.2fx, all %.2fx, during %.2fx of the sound mirror's\n",
+			name, m, 100*m/rc, goal, t.what[dc.name], median(t.whole[dc.name]), median(t.sees[dc.name]), median(t.all[dc.name]), median(t.peak[dc.name]))
 	}
 }

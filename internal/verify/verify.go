@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/git-durable/git-durable/batch"
@@ -56,20 +56,27 @@ type Report struct {
 	PackedObjects int // objects of those packs checked
 	LooseObjects  int // loose objects checked
 	Damage        []Damage
+
+	broken   []object.ID // Broken, once worked out
+	brokenOf int         // of how many damages
 }
 
 // Broken returns the ids of the objects some damage names, each once, in
-// order.
+// order. It is worked out once: a pack cut short names tens of thousands.
 func (r *Report) Broken() []object.ID {
-	seen := map[object.ID]bool{}
-	var ids []object.ID
+	if r.broken != nil && r.brokenOf == len(r.Damage) {
+		return r.broken
+	}
+	seen := make(map[object.ID]bool, len(r.Damage))
+	ids := []object.ID{}
 	for _, d := range r.Damage {
 		if !d.ID.IsZero() && !seen[d.ID] {
 			seen[d.ID] = true
 			ids = append(ids, d.ID)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
+	slices.SortFunc(ids, func(a, b object.ID) int { return a.Compare(b) })
+	r.broken, r.brokenOf = ids, len(r.Damage)
 	return ids
 }
 
