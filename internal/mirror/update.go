@@ -186,7 +186,7 @@ func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, s
 			r.check = f
 			m, err := mend.Mend(ctx, inRepo(dir), f, opts)
 			r.mended = append(r.mended, append([]string{describe(f)}, mendedWhat(m)...)...)
-			writeVerdict(dir, f, m, err)
+			writeVerdict(dir, f, m, 0, err)
 			if err == nil && leftBroken(m) == nil {
 				failed = o.fetch(ctx, dir, lock, stats)
 			}

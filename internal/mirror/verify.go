@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -40,7 +41,7 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 		r.check = f
 		if f.Sound() {
 			r.notes = append(r.notes, describe(f))
-			writeVerdict(dir, f, m, nil)
+			writeVerdict(dir, f, m, 0, nil)
 			return
 		}
 		start := time.Now()
@@ -64,7 +65,7 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	}
 	r.err = err
 	if f != nil {
-		writeVerdict(dir, f, m, err)
+		writeVerdict(dir, f, m, r.mendTook, err)
 	}
 }
 
@@ -206,7 +207,7 @@ const maxDamage = 1000
 // statistics file, where it has one: every damage found (up to
 // maxDamage), the refs whose object is missing, what was done, what was
 // set aside and where, what is left broken.
-func writeVerdict(dir string, f *mend.Findings, m mend.Mended, err error) {
+func writeVerdict(dir string, f *mend.Findings, m mend.Mended, took time.Duration, err error) {
 	to := statsTarget()
 	if to == "" {
 		return
@@ -232,7 +233,8 @@ func writeVerdict(dir string, f *mend.Findings, m mend.Mended, err error) {
 		Retired    []string `json:"retired,omitempty"`
 		Quarantine string   `json:"quarantine,omitempty"`
 		Left       []string `json:"left,omitempty"`
-	}{Kind: "verify", Time: time.Now().UTC().Format(time.RFC3339), Repository: dir, Result: "ok",
+		Seconds    float64  `json:"mend-seconds"`
+	}{Kind: "verify", Time: time.Now().UTC().Format(time.RFC3339), Repository: dir, Result: "ok", Seconds: math.Round(took.Seconds()*1000) / 1000,
 		Checked: f.Objects(), Broken: f.Broken(), Did: m.Did, Whole: m.Whole, Fetched: m.Fetched, Retired: m.Retired}
 	if !f.Sound() {
 		v.Result = "mended"
