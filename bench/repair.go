@@ -310,10 +310,14 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 			var v struct {
 				Kind            string
 				Broken, Fetched int
-				Whole           string `json:"refetched-whole"`
+				Whole           string  `json:"refetched-whole"`
+				Seconds         float64 `json:"mend-seconds"`
 			}
 			if json.Unmarshal([]byte(l), &v) == nil && v.Kind == "verify" {
 				r.broken, r.fetched, r.whole = v.Broken, v.Fetched, v.Whole != ""
+				if v.Seconds > 0 {
+					r.mend = v.Seconds // to the millisecond; the line's is to a tenth
+				}
 			}
 		}
 	}
