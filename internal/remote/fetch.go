@@ -86,9 +86,10 @@ func (h *helper) negotiator(r *repo.Repo, wants []object.ID) (*negotiator, error
 		return nil, err
 	}
 	present := func(id object.ID) bool { ok, err := t.Store.Present(id); return ok && err == nil }
+	date := func(id object.ID) (int64, bool) { return tipDate(t.Store, id) }
 	return newNegotiator(h.ctx, r, algorithm, h.advertised, except, func(err error) {
 		fmt.Fprintf(h.errw, "warning: cannot walk the local refs (%s); fetching everything\n", describe(err, h.url))
-	}, present), nil
+	}, present, date), nil
 }
 
 // fetchPack asks the upstream for wants, what every ref git asked for

@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/git-durable/git-durable/internal/repo"
@@ -11,13 +13,16 @@ import (
 // negotiator is a fetch's negotiator (upstream.Negotiator). Its haves
 // come in this order:
 //
-//   - the tips of the repository's own refs, those whose values the
-//     upstream did not advertise (the old values of the refs a mirror
-//     updates, local branches);
-//   - the tips the upstream advertised with a value this repository
-//     holds, peeled as the advertisement peels them, without their
-//     ancestors (git's known common refs): the refs of a mirror cost no
-//     walk at all;
+//   - the tips, newest commit first, as git's negotiators take them from
+//     their queue by commit date: those of the repository's own refs,
+//     whose values the upstream did not advertise (the old values of the
+//     refs a mirror updates, local branches), and those the upstream
+//     advertised with a value this repository holds, peeled as the
+//     advertisement peels them, without their ancestors (git's known
+//     common refs): the refs of a mirror cost no walk at all. Sent oldest
+//     first (the refs' names' order: a 1.x tag before the release
+//     branches), the tips let the upstream find an old release common and
+//     answer with everything since;
 //   - where more are asked for, the commits below the first tips, newest
 //     first as git rev-list walks them (by commit date), down to what the
 //     advertised tips reach (revWalk): but for what an acknowledged commit
@@ -46,9 +51,7 @@ type negotiator struct {
 	except     map[object.ID]bool          // never sent (the wants of a deepening)
 	skipping   bool
 	started    bool
-	tips       []object.ID // the repository's own tips not yet sent
-	knownTips  []object.ID // the advertised ones held, peeled, not yet sent
-	ownDone    bool        // the round of the own tips is over
+	tips       []object.ID // the tips not yet sent: own and advertised, newest first
 	sent       map[object.ID]bool
 	acked      map[object.ID]bool // acknowledged before the walk began
 	own, known []object.ID        // the values of the refs, not advertised and advertised
@@ -60,8 +63,9 @@ type negotiator struct {
 	ended      bool                      // the walk is over, or never to be
 	warn       func(error)
 	// present reports whether the repository can read an object (a ref's
-	// tip): only such tips are sent.
+	// tip): only such tips are sent; date gives a tip's commit date.
 	present func(object.ID) bool
+	date    func(object.ID) (int64, bool)
 }
 
 // advertisedTip is what a ref the upstream advertised points at: peeled
@@ -84,10 +88,10 @@ type mark struct {
 // "consecutive" or "skipping". warn is told when the refs cannot be
 // walked at all; present says which tips the repository can read.
 func newNegotiator(ctx context.Context, r *repo.Repo, algorithm string, advertised map[object.ID]advertisedTip, except map[object.ID]bool,
-	warn func(error), present func(object.ID) bool) *negotiator {
+	warn func(error), present func(object.ID) bool, date func(object.ID) (int64, bool)) *negotiator {
 	return &negotiator{ctx: ctx, repo: r, advertised: advertised, except: except, skipping: algorithm == "skipping",
 		pending: map[object.ID]mark{}, parents: map[object.ID][]object.ID{}, sent: map[object.ID]bool{}, acked: map[object.ID]bool{},
-		warn: warn, present: present}
+		warn: warn, present: present, date: date}
 }
 
 // Close stops the walk.
@@ -126,18 +130,35 @@ func (n *negotiator) start() {
 	sort.Slice(known, func(i, j int) bool { return known[i].order < known[j].order })
 	for _, a := range known {
 		if !n.except[a.peeled] {
-			n.knownTips = append(n.knownTips, a.peeled)
+			n.tips = append(n.tips, a.peeled)
 		}
 	}
+	n.byDate()
 	n.ended = len(n.own) == 0
 }
 
-// Next returns up to max more haves: the repository's own tips, in a
-// round of their own; then the advertised ones, in the advertisement's
-// order (branches before pull requests and tags); then the walk's. A
-// round that reaches the walk before it starts ends there: where the tips
-// end the negotiation, as the old values of a mirror's refs mostly do, no
-// walk starts.
+// byDate orders the tips newest commit first, as git's negotiators take
+// them (the own tips before the advertised ones of the same date, each in
+// its order); a tip whose date cannot be read goes last.
+func (n *negotiator) byDate() {
+	if n.date == nil {
+		return
+	}
+	dates := make(map[object.ID]int64, len(n.tips))
+	for _, id := range n.tips {
+		if d, ok := n.date(id); ok {
+			dates[id] = d
+		} else {
+			dates[id] = -1 << 62
+		}
+	}
+	slices.SortStableFunc(n.tips, func(a, b object.ID) int { return cmp.Compare(dates[b], dates[a]) })
+}
+
+// Next returns up to max more haves: the tips, newest first; then the
+// walk's. A round that reaches the walk before it starts ends there:
+// where the tips end the negotiation, as the old values of a mirror's refs
+// mostly do, no walk starts.
 func (n *negotiator) Next(max int) []object.ID {
 	if !n.started {
 		n.start()
@@ -148,12 +169,6 @@ func (n *negotiator) Next(max int) []object.ID {
 		switch {
 		case len(n.tips) > 0:
 			id, n.tips = &n.tips[0], n.tips[1:]
-		case len(out) > 0 && !n.ownDone:
-			n.ownDone = true
-			return out
-		case len(n.knownTips) > 0:
-			n.ownDone = true
-			id, n.knownTips = &n.knownTips[0], n.knownTips[1:]
 		case n.ended, n.walk == nil && len(out) > 0:
 			return out
 		case n.walk == nil && !n.startWalk():

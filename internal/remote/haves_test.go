@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -49,7 +51,7 @@ func drain(n *negotiator) (haves []object.ID) {
 // the upstream advertised is sent without its ancestors, with no walk.
 func TestNegotiatorConsecutive(t *testing.T) {
 	r, ids := line(t, 100)
-	n := newNegotiator(context.Background(), r, "consecutive", nil, nil, func(err error) { t.Error(err) }, always)
+	n := newNegotiator(context.Background(), r, "consecutive", nil, nil, func(err error) { t.Error(err) }, always, nil)
 	if tips := n.Next(16); len(tips) != 1 || tips[0] != ids[0] || n.walk != nil {
 		t.Fatalf("first round %v (a walk: %v), want the tip alone, without a walk", tips, n.walk != nil)
 	}
@@ -63,7 +65,7 @@ func TestNegotiatorConsecutive(t *testing.T) {
 	}
 	n.Close()
 
-	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]advertisedTip{ids[0]: {peeled: ids[0]}}, nil, nil, always)
+	n = newNegotiator(context.Background(), r, "consecutive", map[object.ID]advertisedTip{ids[0]: {peeled: ids[0]}}, nil, nil, always, nil)
 	defer n.Close()
 	if got := drain(n); len(got) != 1 || got[0] != ids[0] || n.walk != nil {
 		t.Errorf("haves %v (a walk: %v), want the advertised tip alone, without a walk", got, n.walk != nil)
@@ -74,7 +76,7 @@ func TestNegotiatorConsecutive(t *testing.T) {
 // commit, then skips 1, 2, 4, 7, 11… commits, and its root.
 func TestNegotiatorSkipping(t *testing.T) {
 	r, ids := line(t, 40)
-	n := newNegotiator(context.Background(), r, "skipping", nil, nil, func(err error) { t.Error(err) }, always)
+	n := newNegotiator(context.Background(), r, "skipping", nil, nil, func(err error) { t.Error(err) }, always, nil)
 	defer n.Close()
 	var got []int
 	for _, h := range drain(n) {
@@ -126,11 +128,35 @@ func TestNegotiatorLeavesOutUnreadable(t *testing.T) {
 	gittest.Git(t, env, dir, "update-ref", "refs/heads/old", ids[2].String())
 	lost := func(id object.ID) bool { return id != ids[0] }
 	for _, advertised := range []map[object.ID]advertisedTip{nil, {ids[0]: {peeled: ids[0]}}} {
-		n := newNegotiator(context.Background(), r, "consecutive", advertised, nil, func(err error) { t.Error(err) }, lost)
+		n := newNegotiator(context.Background(), r, "consecutive", advertised, nil, func(err error) { t.Error(err) }, lost, nil)
 		got := n.Next(16)
 		n.Close()
 		if slices.Contains(got, ids[0]) || !slices.Contains(got, ids[2]) {
 			t.Errorf("advertised %v: first round %v, want %s and never %s", advertised != nil, got, ids[2], ids[0])
 		}
+	}
+}
+
+// TestNegotiatorTipsByDate: the tips go newest commit first, as git's
+// negotiators take them, whatever their refs' names, own and advertised
+// alike; an annotated tag counts as its commit.
+func TestNegotiatorTipsByDate(t *testing.T) {
+	r, ids := line(t, 8)
+	dir := r.GitDir
+	env := sealed(t, dir)
+	gittest.Git(t, env, dir, "update-ref", "refs/heads/a-old", ids[6].String())
+	gittest.Git(t, env, dir, "update-ref", "refs/heads/b-newer", ids[2].String())
+	gittest.Git(t, env, dir, "tag", "-a", "-m", "t", "c-tag", ids[4].String())
+	tag, _ := object.ParseID(strings.TrimSpace(gittest.Git(t, env, dir, "rev-parse", "c-tag")))
+	s := loose.Open(batch.OS, r.ObjectDir, loose.Options{})
+	defer s.Close()
+	date := func(id object.ID) (int64, bool) { return tipDate(s, id) }
+	advertised := map[object.ID]advertisedTip{ids[2]: {peeled: ids[2], order: 0}}
+	n := newNegotiator(context.Background(), r, "consecutive", advertised, nil, func(err error) { t.Error(err) }, always, date)
+	defer n.Close()
+	got := n.Next(16)
+	want := []object.ID{ids[0], ids[2], tag, ids[6]}
+	if !slices.Equal(got, want) {
+		t.Errorf("first round %v, want %v (main, b-newer, c-tag, a-old)", got, want)
 	}
 }
