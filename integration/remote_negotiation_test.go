@@ -5,6 +5,7 @@ import (
 	"net/http/cgi"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,4 +104,63 @@ func work(t *testing.T, env []string, dir string, n int) {
 	if n > 0 {
 		gittest.Git(t, env, dir, "update-ref", "refs/work", parent)
 	}
+}
+
+// TestRemoteNegotiationNewestFirst: a mirror of twenty release branches
+// whose names sort oldest first (rel-00 at the history's start, rel-19 at
+// its tip), each of which gets a commit of its own: the helper sends its
+// tips newest commit first, as git's negotiators do, so that the upstream,
+// ready as soon as every want has a common ancestor, answers with the
+// twenty new commits and no history — at most 1.1 times the objects plain
+// git's fetch receives on the same update. (Sent in the refs' names'
+// order, the first round's oldest tips made the upstream send everything
+// since rel-15.)
+func TestRemoteNegotiationNewestFirst(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstreamOf(t, env, base, "up.git", "sha1", 30, 200)
+	line := strings.Fields(gittest.Git(t, env, up, "rev-list", "main"))
+	var rels strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&rels, "create refs/heads/rel-%02d %s\n", i, line[190-10*i])
+	}
+	gittest.GitIn(t, env, up, []byte(rels.String()), "update-ref", "--stdin")
+	ours, theirs := filepath.Join(base, "ours.git"), filepath.Join(base, "theirs.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, ours)
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "file://"+up, theirs)
+	for i := range 20 {
+		b := fmt.Sprintf("rel-%02d", i)
+		gittest.WriteFile(t, base, "f", fmt.Sprintf("a fix on %s\n", b))
+		blob := strings.TrimSpace(gittest.Git(t, env, up, "hash-object", "-w", filepath.Join(base, "f")))
+		tree := strings.TrimSpace(string(gittest.GitIn(t, env, up, []byte("100644 blob "+blob+"\tfix.txt\n"), "mktree")))
+		c := strings.TrimSpace(gittest.Git(t, gittest.Tick(env, 5000+i), up, "commit-tree", "-p", b, "-m", "fix", tree))
+		gittest.Git(t, env, up, "update-ref", "refs/heads/"+b, c)
+	}
+	before := inPack(t, env, theirs)
+	gittest.Git(t, env, theirs, "-c", "fetch.unpackLimit=1", "fetch", "-q")
+	git := inPack(t, env, theirs) - before
+	c, stats := durable(t, env, ours, "-c", "fetch.unpackLimit=1", "fetch", "-q")
+	mustRun(t, c, "the helper's fetch")
+	got := 0
+	for _, s := range stats {
+		got += s.Objects
+	}
+	if git == 0 || got > git*11/10 {
+		t.Errorf("the helper received %d objects, plain git %d", got, git)
+	}
+	if a, b := refs(t, env, ours), refs(t, env, theirs); a != b {
+		t.Errorf("refs\n%s\nplain git's\n%s", a, b)
+	}
+}
+
+// inPack is how many objects the packs of the repository dir hold.
+func inPack(t *testing.T, env []string, dir string) int {
+	t.Helper()
+	for _, l := range strings.Split(gittest.Git(t, env, dir, "count-objects", "-v"), "\n") {
+		if v, ok := strings.CutPrefix(l, "in-pack: "); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }
