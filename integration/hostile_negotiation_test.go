@@ -1,8 +1,10 @@
 package integration
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -104,3 +106,69 @@ func after(line string) func(string) []pktOut {
 
 // instead sends out in place of the packet.
 func instead(out ...pktOut) func(string) []pktOut { return func(string) []pktOut { return out } }
+
+// TestHostileGrowingAcks: an upstream (protocol v2) that answers every
+// round with more acknowledgements of ids nobody sent, ten more a round.
+// Plain git takes each new id for progress and sends every local commit;
+// the helper counts an acknowledgement only of a have it sent, gives up
+// after 256 haves in vain as git does, and so sends no more haves, in no
+// more requests, than git — and both fetches succeed. (Before: the helper
+// went on through every local commit, in more requests than git.)
+func TestHostileGrowingAcks(t *testing.T) {
+	env := env(t)
+	base, up, mirror := mirrored(t, env)
+	// Commits the upstream lacks, newer than its own, a ref on every
+	// second one: haves in vain, before any the upstream has.
+	work(t, env, mirror, 600)
+	var refs strings.Builder
+	for i, c := range strings.Fields(gittest.Git(t, env, mirror, "rev-list", "--max-count=600", "refs/work")) {
+		if i%2 == 0 {
+			fmt.Fprintf(&refs, "create refs/local/%d %s\n", i, c)
+		}
+	}
+	gittest.GitIn(t, env, mirror, []byte(refs.String()), "update-ref", "--stdin")
+	advance(t, env, up, 1, "")
+	var mu sync.Mutex
+	haves, requests, round := 0, 0, 0
+	d := startHostile(t, env, up, lie{v2: true, packFor: func(req []string) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		requests++
+		for _, p := range req {
+			if strings.HasPrefix(p, "have ") {
+				haves++
+			}
+		}
+		return nil
+	}, resp: func(p string, flush bool) []pktOut {
+		if flush || p != "acknowledgments\n" {
+			return []pktOut{{payload: p, flush: flush}}
+		}
+		mu.Lock()
+		round++
+		n := 100 * round * round
+		mu.Unlock()
+		out := []pktOut{{payload: p}}
+		for i := range n {
+			out = append(out, pktOut{payload: fmt.Sprintf("ACK %040x\n", round*1000+i)})
+		}
+		return out
+	}})
+	var sent, asked [2]int
+	for i, side := range hostileSides {
+		dst := filepath.Join(t.TempDir(), "m.git")
+		gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
+		mu.Lock()
+		haves, requests, round = 0, 0, 0
+		mu.Unlock()
+		c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version=2", "fetch", side.prefix+d.url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+		mustRun(t, c, side.name+" fetch")
+		mu.Lock()
+		sent[i], asked[i] = haves, requests
+		mu.Unlock()
+	}
+	t.Logf("haves: git %d, helper %d; requests: git %d, helper %d", sent[0], sent[1], asked[0], asked[1])
+	if sent[1] > sent[0]*11/10 || asked[1] > asked[0] {
+		t.Errorf("the helper sent %d haves in %d requests, git %d in %d", sent[1], asked[1], sent[0], asked[0])
+	}
+}

@@ -47,6 +47,9 @@ type negotiation struct {
 	sent      int         // the haves sent so far
 	common    []object.ID // acknowledged, sent again in every stateless request
 	acked     map[object.ID]bool
+	// asked are the haves sent: an acknowledgement of any other id (an
+	// upstream's lie) is no progress.
+	asked map[object.ID]bool
 	// roundSent and roundAcked count the last v0 round's haves and its
 	// new acknowledgements; probe asks for a round of acknowledged
 	// haves alone (see next).
@@ -61,7 +64,7 @@ type negotiation struct {
 }
 
 func newNegotiation(n Negotiator, stateless bool) *negotiation {
-	return &negotiation{n: n, stateless: stateless, flushAt: initialRound, acked: map[object.ID]bool{}}
+	return &negotiation{n: n, stateless: stateless, flushAt: initialRound, acked: map[object.ID]bool{}, asked: map[object.ID]bool{}}
 }
 
 // grow is git's next_flush: the size after count.
@@ -89,6 +92,9 @@ func (g *negotiation) round() []object.ID {
 		size = g.flushAt
 	}
 	haves := g.n.Next(size)
+	for _, id := range haves {
+		g.asked[id] = true
+	}
 	g.roundSent, g.roundAcked = len(haves), 0
 	g.sent += len(haves)
 	g.inVain += len(haves)
@@ -115,9 +121,12 @@ func (g *negotiation) next() (haves []object.ID, probe bool) {
 }
 
 // ack records an acknowledgement of id; ready says the upstream has found
-// enough.
+// enough. An id never sent as a have is no progress: an upstream that
+// acknowledges ids of its own choosing does not keep the negotiation
+// going (git's fetch-pack counts any id new to it, and sends every local
+// commit to such an upstream).
 func (g *negotiation) ack(id object.ID, ready bool) {
-	if !g.acked[id] {
+	if !g.acked[id] && g.asked[id] {
 		g.acked[id] = true
 		g.roundAcked++
 		g.common = append(g.common, id)

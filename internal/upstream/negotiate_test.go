@@ -43,12 +43,13 @@ func TestReadAcks(t *testing.T) {
 		acked       int
 		ready, over bool
 		err         string
+		unsent      bool // only idA was sent
 	}{
 		{name: "NAK", lines: []string{"NAK"}},
 		{name: "common", lines: []string{"ACK " + idA + " common", "ACK " + idB + " common", "NAK"}, acked: 2},
 		{name: "ready", lines: []string{"ACK " + idA + " common", "ACK " + idB + " ready", "NAK"}, acked: 2, ready: true},
 		{name: "continue", lines: []string{"ACK " + idA + " continue", "NAK"}, acked: 1},
-		{name: "an id never sent", lines: []string{"ACK " + idB + " common", "NAK"}, acked: 1},
+		{name: "an id never sent", lines: []string{"ACK " + idB + " common", "NAK"}, acked: 0, unsent: true},
 		{name: "plain ACK ends it", lines: []string{"ACK " + idA, "ACK " + idB + " common", "NAK"}, acked: 1, over: true},
 		{name: "unknown status", lines: []string{"ACK " + idA + " later", "NAK"}, acked: 1, over: true},
 		// get_ack: the first of continue, common, ready anywhere after the id.
@@ -63,6 +64,11 @@ func TestReadAcks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := haveList{}
 			g := newNegotiation(&l, false)
+			for _, hex := range []string{idA, idB, strings.Repeat("a", 40)} {
+				if id, _ := object.ParseID(hex); hex == idA || !tc.unsent {
+					g.asked[id] = true
+				}
+			}
 			err := g.readAcks(answer(tc.lines...), object.SHA1)
 			if got := errString(err); got != tc.err {
 				t.Fatalf("error %q, want %q", got, tc.err)
@@ -107,6 +113,10 @@ func TestReadV2Acks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := haveList{}
 			g := newNegotiation(&l, true)
+			for _, hex := range []string{idA, idB} {
+				id, _ := object.ParseID(hex)
+				g.asked[id] = true
+			}
 			err := g.readV2Acks(answer(tc.lines...), object.SHA1)
 			if got := errString(err); got != tc.err {
 				t.Fatalf("error %q, want %q", got, tc.err)
