@@ -136,8 +136,12 @@ func checkRepo(ctx context.Context, r *repo.Repo, helper, why string, env proc.E
 		say("remotes", "none")
 	}
 	for _, rm := range remotes {
-		say("remote", "%s: %s", rm.name, mask.Printable(rm.url))
-		if !durableURL(rm.url) {
+		filter := ""
+		if rm.filter != "" {
+			filter = " [" + rm.filter + "]"
+		}
+		say("remote", "%s: %s%s", rm.name, mask.Printable(rm.url), mask.Printable(filter))
+		if !rm.durable() {
 			problems = append(problems, fmt.Sprintf("remote '%s' fetches without durable:: (git remote set-url %s durable::<url>, or --update-mirrors --convert)", rm.name, rm.name))
 		}
 	}

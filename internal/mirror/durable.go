@@ -10,30 +10,9 @@ import (
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 )
 
-// remoteURL is a remote of a repository and the URL git fetches it from,
-// url.<base>.insteadOf applied.
-type remoteURL struct{ name, url string }
-
 // durableURL reports whether git fetches url through the helper.
 func durableURL(url string) bool {
 	return strings.HasPrefix(url, "durable::") || strings.HasPrefix(url, "durable://")
-}
-
-// remotesOf lists the remotes of the repository whose git directory is
-// dir as git remote -v names them for fetching.
-func remotesOf(ctx context.Context, dir string) ([]remoteURL, error) {
-	out, err := gitOut(ctx, dir, nil, "remote", "-v")
-	if err != nil {
-		return nil, err
-	}
-	var rs []remoteURL
-	for _, l := range strings.Split(string(out), "\n") {
-		name, url, ok := strings.Cut(l, "\t")
-		if url, fetch := strings.CutSuffix(url, " (fetch)"); ok && fetch {
-			rs = append(rs, remoteURL{name, url})
-		}
-	}
-	return rs, nil
 }
 
 // notDurable says why an update of a repository with the remotes rs,
@@ -46,7 +25,7 @@ func notDurable(rs []remoteURL, s session) string {
 	}
 	var plain []string
 	for _, r := range rs {
-		if !durableURL(r.url) {
+		if !r.durable() {
 			plain = append(plain, "'"+r.name+"'")
 		}
 	}
@@ -68,34 +47,58 @@ func notDurable(rs []remoteURL, s session) string {
 // left objects without a flush.
 func notFlushed(path string) bool { return !repo.Flushed(path) }
 
-// convert puts durable:: before the URL of each remote of rs (as git
-// remote -v names them) that git fetches without the helper, in the
-// repository whose git directory is dir, and says what it did, one phrase
-// a remote; with dry, it only says what it would do. A URL that
-// url.<base>.insteadOf makes durable is left as it is.
+// convert puts durable:: before the URL of each remote of rs that git
+// fetches without the helper, in the repository whose git directory is
+// dir, and says what it did, one phrase a URL; with dry, it only says what
+// it would do. Each of its URLs that git fetches from otherwise is written
+// as durable:: and the URL git connects to — url.<base>.insteadOf applied,
+// so that the remote fetches from exactly where it fetched before (a rule
+// that turns git:// into https:// is not undone). A remote that fetches
+// through the helper already (its URL rewritten to durable::, or its vcs)
+// is left as it is; so are its pushurls.
 func convert(ctx context.Context, dir string, rs []remoteURL, dry bool) ([]string, error) {
 	var did []string
+	rules, err := insteadOfRules(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range rs {
-		if durableURL(r.url) {
+		if r.durable() {
 			continue
 		}
 		key := "remote." + r.name + ".url"
-		out, err := gitOut(ctx, dir, nil, "config", "--get-all", key)
-		if err != nil {
-			return did, err
-		}
-		for _, old := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-			if old == "" || durableURL(old) {
+		for _, old := range r.raw {
+			to := insteadOf(old, rules)
+			if old == "" || durableURL(to) {
 				continue
 			}
-			did = append(did, fmt.Sprintf("remote '%s' %s -> durable::%s", r.name, transport.Anonymize(old), transport.Anonymize(old)))
+			did = append(did, fmt.Sprintf("remote '%s' %s -> durable::%s", r.name, transport.Anonymize(old), transport.Anonymize(to)))
 			if dry {
 				continue
 			}
-			if _, err := gitOut(ctx, dir, nil, "config", "--replace-all", key, "durable::"+old, "^"+regexp.QuoteMeta(old)+"$"); err != nil {
+			if _, err := gitOut(ctx, dir, nil, "config", "--replace-all", key, "durable::"+to, "^"+regexp.QuoteMeta(old)+"$"); err != nil {
 				return did, err
 			}
 		}
 	}
 	return did, nil
+}
+
+// insteadOfRules reads the url.<base>.insteadOf rules of the repository
+// whose git directory is dir: each prefix and the base it turns into.
+func insteadOfRules(ctx context.Context, dir string) ([][2]string, error) {
+	out, err := gitOut(ctx, dir, nil, "config", "-z", "--get-regexp", `^url\..+\.insteadof$`)
+	if err != nil {
+		if strings.Contains(err.Error(), "exit status 1") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var rules [][2]string
+	for _, entry := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		key, value, _ := strings.Cut(entry, "\n")
+		base := strings.TrimSuffix(strings.TrimPrefix(key, "url."), ".insteadof")
+		rules = append(rules, [2]string{value, base})
+	}
+	return rules, nil
 }

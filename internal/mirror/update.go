@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -148,13 +149,18 @@ func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats st
 func objectTrouble(err error) bool {
 	msg := err.Error()
 	for _, s := range []string{"bad object", "missing object", "did not send all necessary objects", "is corrupt",
-		"does not match index", "unable to read", "failed to read", "invalid sha1 pointer", "packfile", "is empty", "not found"} {
+		"does not match index", "unable to read", "failed to read", "invalid sha1 pointer", "packfile", "is empty"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
 	}
-	return false
+	return objectNotFound.MatchString(msg)
 }
+
+// objectNotFound is git's line for an object it cannot find ("fatal:
+// object <id> not found"), not a repository's ("repository '…' not
+// found").
+var objectNotFound = regexp.MustCompile(`object [0-9a-f]{40}(?:[0-9a-f]{24})? not found`)
 
 // mendAndRetry puts right, in the repository dir whose update failed on an
 // object it lacks or cannot read, what it failed on, and runs the update
