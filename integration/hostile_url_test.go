@@ -120,6 +120,12 @@ func TestProtocolPolicy(t *testing.T) {
 		{"git never", daemon.url, nil, []string{"-c", "protocol.git.allow=never"}, "git"},
 		{"git user, not from the user", daemon.url, []string{"GIT_PROTOCOL_FROM_USER=0"}, []string{"-c", "protocol.git.allow=user", "-c", "protocol.durable.allow=always"}, "git"},
 		{"allow list without git", daemon.url, []string{"GIT_ALLOW_PROTOCOL=durable:file"}, nil, "git"},
+		// ext:: runs a command: git never allows it by default, and the
+		// helper, which runs no command an address names, refuses it in
+		// git's words before anything starts (it read it as an ssh host).
+		{"ext by default", "ext::touch " + filepath.Join(base, "ran"), nil, nil, "ext"},
+		{"ext not in the allow list", "ext::touch " + filepath.Join(base, "ran"), []string{"GIT_ALLOW_PROTOCOL=durable:file"}, nil, "ext"},
+		{"fd never", "fd::9", nil, []string{"-c", "protocol.fd.allow=never"}, "fd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := append(append([]string{}, env0...), tc.env...)
@@ -135,6 +141,9 @@ func TestProtocolPolicy(t *testing.T) {
 				want := "fatal: transport '" + tc.denied + "' not allowed"
 				if c.Code != 128 || r.lastLine() != want || len(c.Stdout) != 0 {
 					t.Errorf("%s%s: exit %d, last line %q, stdout %q; want 128 and %q", prefix, tc.url, c.Code, r.lastLine(), c.Stdout, want)
+				}
+				if _, err := os.Stat(filepath.Join(base, "ran")); err == nil {
+					t.Fatalf("%s%s: the command ran", prefix, tc.url)
 				}
 			}
 		})
@@ -263,5 +272,40 @@ func TestHostileAuthority(t *testing.T) {
 				t.Errorf("ssh ran with %q", b)
 			}
 		})
+	}
+}
+
+// TestOtherHelperInside: an address inside durable:: that git gives
+// another remote helper (fd::, foo::) where git's policy allows it is
+// refused before anything runs or connects, saying why: the helper
+// fetches over git's own transports only. (Before: read as an ssh host.)
+func TestOtherHelperInside(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	for _, url := range []string{"fd::9", "foo::bar"} {
+		c := gittest.Exec(t, env, base, nil, "git", "ls-remote", "durable::"+url)
+		if r := (result{Cmd: c}); c.Code != 128 || !strings.Contains(r.lastLine(), "names another remote helper") {
+			t.Errorf("%s: exit %d, %q", url, c.Code, r.lastLine())
+		}
+	}
+}
+
+// TestPortLeadingZeros: a port written with leading zeros is the port
+// without them, for the helper as for git and curl: a clone over HTTP
+// from http://127.0.0.1:0<port>/ works. (Before: refused as a bad URL.)
+func TestPortLeadingZeros(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	web := startHTTP(t, httpBackend(t, env, base))
+	host, port, _ := strings.Cut(strings.TrimPrefix(web, "http://"), ":")
+	url := "http://" + host + ":00" + port + "/up.git"
+	for _, prefix := range []string{"", "durable::"} {
+		dst := filepath.Join(t.TempDir(), "c.git")
+		c := gittest.Exec(t, env, base, nil, "git", "clone", "-q", "--mirror", prefix+url, dst)
+		mustRun(t, c, prefix+url)
+		if a, b := refs(t, env, dst), refs(t, env, up); a != b {
+			t.Errorf("%s: refs\n%s\nupstream\n%s", prefix, a, b)
+		}
 	}
 }

@@ -65,7 +65,13 @@ func protocolPolicy(cfg repo.Config, scheme transport.Scheme) (string, error) {
 			return "", fmt.Errorf("unknown value for config '%s': %s", key, e.Value)
 		}
 	}
-	return schemes[scheme].policy, nil
+	if s, ok := schemes[scheme]; ok {
+		return s.policy, nil
+	}
+	if scheme == "ext" {
+		return "never", nil // git's known-dangerous transport
+	}
+	return "user", nil
 }
 
 func notAllowed(proto string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
@@ -50,6 +51,9 @@ type Options struct {
 // anything ssh or upload-pack could take for an option (the scheme's own
 // check), and git's protocol policy. Nothing is sent yet.
 func Open(ctx context.Context, addr string, o Options) (*Remote, error) {
+	if name, ok := helperPrefix(addr); ok {
+		return nil, otherHelper(name, o)
+	}
 	a, err := transport.ParseAddress(addr)
 	if err != nil {
 		return nil, err
@@ -115,4 +119,38 @@ func (r *Remote) Failure() (string, bool) {
 		return "", false
 	}
 	return r.failed.Describe(r.URL)
+}
+
+// helperPrefix returns the transport an address names in git's
+// "<transport>::<address>" form (ext::, fd::, another remote helper's),
+// which git gives that helper, not a URL.
+func helperPrefix(addr string) (string, bool) {
+	name, _, ok := strings.Cut(addr, "::")
+	if !ok || name == "" {
+		return "", false
+	}
+	for i, c := range name {
+		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alpha && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// otherHelper refuses an address inside durable:: that names a transport
+// of its own (durable::ext::…, durable::fd::…): as git refuses it where
+// its protocol policy does (protocol.<name>.allow, GIT_ALLOW_PROTOCOL; ext
+// is never allowed by default), else because the helper reaches an
+// upstream over git's own transports only — it never runs a command an
+// address names, nor reads a descriptor.
+func otherHelper(name string, o Options) error {
+	cfg, err := o.Config()
+	if err != nil {
+		return err
+	}
+	if err := checkAllowed(cfg, o.Env, transport.Scheme(name)); err != nil {
+		return err
+	}
+	return fmt.Errorf("durable:: fetches over file, git, ssh, http and https: '%s::' names another remote helper", name)
 }

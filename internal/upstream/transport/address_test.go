@@ -84,6 +84,9 @@ func TestCheckAuthority(t *testing.T) {
 		"ssh://u@v@127.0.0.1/x":                   "strange hostname 'v@127.0.0.1' blocked",
 		"u@v@127.0.0.1:x":                         "strange hostname 'v@127.0.0.1' blocked",
 		"http://127.0.0.1:65535/x":                "",
+		"http://127.0.0.1:042309/x":               "", // curl and git read leading zeros
+		"https://h:00000000443/x":                 "",
+		"https://h:000/x":                         "unable to access 'https://h:000/x': URL using bad/illegal format or missing URL",
 		"http://u%40v:p%40w@127.0.0.1:1/x?a=@b#@": "",
 		"git://[::1]:9418/x":                      "",
 		"git://[::1]/x":                           "",

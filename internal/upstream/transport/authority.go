@@ -65,7 +65,12 @@ func splitHostPort(s string) (host, port string) {
 // ValidPort reports whether p is a port git and curl connect to: decimal
 // digits only, from 1 to 65535.
 func ValidPort(p string) bool {
-	if p == "" || strings.Trim(p, "0123456789") != "" || len(p) > 5 {
+	if p == "" || strings.Trim(p, "0123456789") != "" {
+		return false
+	}
+	// Leading zeros are no digits of the number (curl's parse, and
+	// git's): 042309 is port 42309.
+	if p = strings.TrimLeft(p, "0"); len(p) > 5 || p == "" {
 		return false
 	}
 	n, err := strconv.Atoi(p)
