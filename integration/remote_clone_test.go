@@ -1,8 +1,8 @@
 package integration
 
 import (
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,30 +30,21 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 		before := strings.TrimSpace(gittest.Git(t, env, up.dir, "rev-parse", "main"))
 		advance(t, env, up.dir, 3, "v100")
 		newObjects := strings.Count(gittest.Git(t, env, up.dir, "rev-list", "--objects", "main", "^"+before), "\n") + 1 // + the tag
-		// Where upload-pack runs here (path, file://, ssh), it traces the
-		// dialogue: the helper asked for a thin pack and said what it has
-		// (v0: thin-pack among the first want's capabilities; v2: a line
-		// of its own), in the protocol version git would use.
+		// The helper traces its dialogue (GIT_TRACE_PACKET), over every
+		// transport: it asked for a thin pack and said what it has (v0:
+		// thin-pack among the first want's capabilities; v2: a line of
+		// its own), in the protocol version git would use.
 		packets := filepath.Join(work, "packets")
 		c, stats = durable(t, append(env, "GIT_TRACE_PACKET="+packets), ours, "fetch")
 		mustRun(t, c, "fetch through the helper")
-		if trace, err := os.ReadFile(packets); err == nil {
-			var firstWant string
-			for _, l := range strings.Split(string(trace), "\n") {
-				if strings.Contains(l, "< want ") {
-					firstWant = l
-					break
-				}
-			}
-			thin := strings.Contains(firstWant, " thin-pack") || strings.Contains(string(trace), "< thin-pack\n")
-			if !thin || !strings.Contains(string(trace), "< have ") {
-				t.Errorf("the helper did not ask for a thin pack against its haves:\n%.2000s", trace)
-			}
-			if v2 := strings.Contains(string(trace), "upload-pack> version 2\n"); v2 != (protocolOf(t) == "2") {
-				t.Errorf("protocol v2 spoken: %v, want protocol %s:\n%.2000s", v2, protocolOf(t), trace)
-			}
-		} else if k := strings.TrimSuffix(t.Name()[strings.LastIndex(t.Name(), "/")+1:], "-v0"); k == "path" || k == "file" || k == "ssh" {
-			t.Errorf("no packet trace of upload-pack: %v", err)
+		trace := strings.Join(packetLines(t, packets, "durable"), "\n") + "\n"
+		firstWant := regexp.MustCompile(`(?m)^> want .*$`).FindString(trace)
+		thin := strings.Contains(firstWant, " thin-pack") || strings.Contains(trace, "> thin-pack\n")
+		if !thin || !strings.Contains(trace, "> have ") {
+			t.Errorf("the helper did not ask for a thin pack against its haves:\n%.2000s", trace)
+		}
+		if v2 := strings.Contains(trace, "< version 2\n"); v2 != (protocolOf(t) == "2") {
+			t.Errorf("protocol v2 spoken: %v, want protocol %s:\n%.2000s", v2, protocolOf(t), trace)
 		}
 		gittest.Git(t, env, theirs, "fetch", "-q")
 		sameRepo(t, env, ours, theirs)

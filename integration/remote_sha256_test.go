@@ -109,19 +109,17 @@ func sha256Scenario(t *testing.T, env []string, up sha256Up) {
 		t.Fatalf("ls-remote:\ngit:\n%s\nours:\n%s", a, b)
 	}
 
-	// Where upload-pack runs here (path, file://, the fake ssh), it traces
-	// the dialogue: over v2 the helper's requests name the format, as
-	// fetch-pack's do.
+	// The helper's packet trace, over every transport: over v2 its
+	// requests name the format, as fetch-pack's do.
 	advance(t, env, up.dir, 2, "v100")
 	packets := filepath.Join(work, "packets")
 	c, stats = durable(t, append(env, "GIT_TRACE_PACKET="+packets), ours, "fetch")
 	mustRun(t, c, "fetch through the helper")
-	if trace, err := os.ReadFile(packets); err == nil {
-		v2 := strings.Contains(string(trace), "upload-pack> version 2\n")
-		echo := strings.Count(string(trace), "upload-pack< object-format=sha256\n")
-		if want := strings.HasSuffix(t.Name(), "/v2"); v2 != want || (v2 && echo != 2) {
-			t.Errorf("protocol v2 %v, want %v; object-format echoed %d times:\n%.3000s", v2, want, echo, trace)
-		}
+	trace := strings.Join(packetLines(t, packets, "durable"), "\n") + "\n"
+	v2 := strings.Contains(trace, "< version 2\n")
+	echo := strings.Count(trace, "> object-format=sha256\n")
+	if want := strings.HasSuffix(t.Name(), "/v2"); v2 != want || (v2 && echo != 2) {
+		t.Errorf("protocol v2 %v, want %v; object-format named %d times:\n%.3000s", v2, want, echo, trace)
 	}
 	gittest.Git(t, env, theirs, "fetch", "-q")
 	sameRepo(t, env, ours, theirs)

@@ -50,7 +50,10 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		return o.Getenv(k)
 	}}
 	cfg := func() (repo.Config, error) { return m.r.Config, nil }
-	rem, err := upstream.Open(ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red})
+	// A trace goes to a file only: the runner's stderr is its report.
+	trace := upstream.OpenPacketTrace(o.Getenv, io.Discard, red.Scrub)
+	defer trace.Close()
+	rem, err := upstream.Open(ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red, Trace: trace})
 	if err != nil {
 		return nil, ids, errors.New(red.Scrub(say(err, transport.Anonymize(url), nil)))
 	}

@@ -35,9 +35,10 @@ type helper struct {
 	errw io.Writer // stderr, with secrets scrubbed
 	red  *transport.Redactor
 
-	url    string           // the address without credentials, for messages
-	remote *upstream.Remote // once the address is known
-	cfg    repo.Config      // read lazily
+	url    string                // the address without credentials, for messages
+	remote *upstream.Remote      // once the address is known
+	trace  *upstream.PacketTrace // GIT_TRACE_PACKET, when set
+	cfg    repo.Config           // read lazily
 	cfgd   bool
 
 	set   settings
@@ -135,8 +136,9 @@ func (h *helper) start(args []string) error {
 		return errors.New("usage: git-remote-durable <remote> [<url>]")
 	}
 	h.url = transport.Anonymize(addr)
+	h.trace = upstream.OpenPacketTrace(h.env.Getenv, h.errw, h.red.Scrub)
 	r, err := upstream.Open(h.ctx, addr, upstream.Options{
-		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Dial: h.opts.Dial,
+		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Dial: h.opts.Dial, Trace: h.trace,
 	})
 	h.remote = r
 	return err
@@ -156,6 +158,8 @@ func (h *helper) close() {
 		h.store.Close()
 		h.store = nil
 	}
+	h.trace.Close()
+	h.trace = nil
 }
 
 // scrubWriter removes secrets from what is written through it.

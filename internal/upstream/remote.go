@@ -44,6 +44,9 @@ type Options struct {
 	// Dial, when set, replaces the transport chosen from the URL's
 	// protocol (tests).
 	Dial transport.Dial
+	// Trace, when set, takes every packet of every session
+	// (GIT_TRACE_PACKET).
+	Trace *PacketTrace
 }
 
 // Open checks the address git passed the helper (its second argument, or
@@ -93,7 +96,7 @@ func (r *Remote) session(service string, read transport.Advertised) (transport.T
 	if err != nil {
 		return nil, err
 	}
-	t := r.dial()
+	t := traceTransport(r.dial(), r.o.Trace)
 	err = t.Handshake(r.ctx, service, versionFor(version, service), read)
 	if err == nil {
 		return t, nil
