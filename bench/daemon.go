@@ -21,8 +21,9 @@ type daemon struct {
 
 // startLoggedDaemon starts git daemon on a free port of 127.0.0.1; with
 // log, it runs --verbose and writes what it logs (the protocol every
-// request asks for) to that file.
-func startLoggedDaemon(base, log string) (*daemon, error) {
+// request asks for) to that file. env is added to its environment (and
+// that of the upload-packs it starts).
+func startLoggedDaemon(base, log string, env ...string) (*daemon, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -42,6 +43,9 @@ func startLoggedDaemon(base, log string) (*daemon, error) {
 			cmd.Stderr = f
 			dl = &daemonLog{path: log}
 			defer f.Close() // the daemon has its own copy
+		}
+		if len(env) > 0 {
+			cmd.Env = append(os.Environ(), env...)
 		}
 		inGroup(cmd) // git daemon runs git-daemon, which forks per connection
 		if err := cmd.Start(); err != nil {

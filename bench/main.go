@@ -103,13 +103,23 @@ func realRows(r *runner, o *options) error {
 			return err
 		}
 	}
-	if len(rc.rows) != 1 || !rc.rows["mirror"] {
-		if err := realHistory(r, rc); err != nil {
-			return err
+	// The real history's own rows, unless -rows names only the mirror's
+	// and the releases' groups.
+	for g := range rc.rows {
+		if g != "mirror" && g != "releases" {
+			if err := realHistory(r, rc); err != nil {
+				return err
+			}
+			break
 		}
 	}
 	if o.repair != "" && rc.repo != "" {
 		if err := repairRows(r, rc, o.repair); err != nil {
+			return err
+		}
+	}
+	if o.releases != "" && rc.repo != "" {
+		if err := releaseRows(r, rc, o.releases, o.mirrorVia); err != nil {
 			return err
 		}
 	}

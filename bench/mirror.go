@@ -144,15 +144,18 @@ func (m *mirrorBench) makeTemplate(dir, base string, refs int) error {
 // so that the rows measure a mirror's every other fetch of the day; the
 // first one's cost has rows of its own (-sweep). The record means nothing
 // to plain git, whose mirrors are copies of the same template.
-func (m *mirrorBench) prime() error {
+func (m *mirrorBench) prime() error { return m.primeAt(m.template) }
+
+// primeAt primes the template at dir, as prime does m.template.
+func (m *mirrorBench) primeAt(dir string) error {
 	v := mirrorVariant{name: "ours", durable: true}
-	if err := run(m.template, nil, "git", "remote", "set-url", "origin", "durable::file://"+m.up); err != nil {
+	if err := run(dir, nil, "git", "remote", "set-url", "origin", "durable::file://"+m.up); err != nil {
 		return err
 	}
-	if _, err := wall(m.git(v, m.template, "fetch", "-q")); err != nil {
+	if _, err := wall(m.git(v, dir, "fetch", "-q")); err != nil {
 		return err
 	}
-	return run(m.template, nil, "git", "remote", "set-url", "origin", "file://"+m.up)
+	return run(dir, nil, "git", "remote", "set-url", "origin", "file://"+m.up)
 }
 
 // setMain moves the upstream's main to rev.
@@ -176,14 +179,17 @@ func (m *mirrorBench) git(v mirrorVariant, dir string, args ...string) *exec.Cmd
 
 // fresh copies the template mirror to a new run directory and points its
 // origin at the upstream as v fetches it.
-func (m *mirrorBench) fresh(v mirrorVariant) (string, error) {
+func (m *mirrorBench) fresh(v mirrorVariant) (string, error) { return m.freshOf(m.template, v) }
+
+// freshOf is fresh, of the template at tpl.
+func (m *mirrorBench) freshOf(tpl string, v mirrorVariant) (string, error) {
 	m.r.n++
 	parent := m.r.work
 	if m.r.runs != "" {
 		parent = m.r.runs
 	}
 	dest := filepath.Join(parent, fmt.Sprintf("mirror%04d", m.r.n))
-	if err := run("", nil, "cp", "-a", m.template, dest); err != nil {
+	if err := run("", nil, "cp", "-a", tpl, dest); err != nil {
 		return "", err
 	}
 	url := m.url

@@ -24,6 +24,7 @@ type options struct {
 	mirrorRefs  int    // refs/pull/N/head refs the mirror rows' upstream holds besides main
 	sweep       string
 	repair      string // the repair rows' revision ("" skips them)
+	releases    string // the release rows' "<date>..<date>" ("" skips them)
 	git         string // the git to measure beside ("": git on PATH)
 	rows        string // the groups of rows measured (-rows)
 }
@@ -55,8 +56,9 @@ func parseOptions() *options {
 	flag.IntVar(&o.mirrorSteps, "mirror-steps", 30, "the updates of the mirror's day (first-parent steps from base to end)")
 	flag.StringVar(&o.sweep, "sweep", "7000,100000", "with -mirror, the loose objects of the mirrors fetched into with nothing new")
 	flag.StringVar(&o.repair, "repair", "", "with -repo, the repair rows on a mirror of that revision: --verify beside git fsck --full, and the repair\nof one damaged object and of a damaged pack of 10,000 objects beside a reclone (\"\" skips them)")
+	flag.StringVar(&o.releases, "releases", "", "with -repo, the release rows: its history as of `date..date` (2006-01-02) with main, a branch for each\nrelease series and every tag, a mirror and a single-branch clone of the first updated to the\nsecond, over -mirror-via, objects received and times beside plain git (\"\" skips them)")
 	flag.StringVar(&o.git, "git", "", "the git to measure beside, and to drive the helper (a path; default: git on PATH)")
-	flag.StringVar(&o.rows, "rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape\n(\"mirror\" alone: -mirror's rows only)")
+	flag.StringVar(&o.rows, "rows", allRows, "with -repo or -pack, the groups of rows measured on the real history and on each shape\n(\"mirror\", \"releases\" or both alone: only the rows of -mirror, -releases)")
 	flag.Parse()
 	return o
 }

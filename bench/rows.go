@@ -18,6 +18,7 @@ var rowGroups = map[string][]string{
 	"fetch":     nil, // the incremental mirror fetch
 	"partial":   nil, // the mirror clone --filter=blob:none
 	"mirror":    nil, // -mirror's rows: alone, the real history's own are left out
+	"releases":  nil, // -releases' rows: alone (or with mirror), likewise
 }
 
 // allRows is -rows' default.
