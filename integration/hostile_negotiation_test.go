@@ -108,20 +108,21 @@ func after(line string) func(string) []pktOut {
 func instead(out ...pktOut) func(string) []pktOut { return func(string) []pktOut { return out } }
 
 // TestHostileGrowingAcks: an upstream (protocol v2) that answers every
-// round with more acknowledgements of ids nobody sent, ten more a round.
-// Plain git takes each new id for progress and sends every local commit;
-// the helper counts an acknowledgement only of a have it sent, gives up
-// after 256 haves in vain as git does, and so sends no more haves, in no
-// more requests, than git — and both fetches succeed. (Before: the helper
-// went on through every local commit, in more requests than git.)
+// round with acknowledgements of ids nobody sent — one and the same each
+// round, or more each round (a hundred times its square). Plain git takes each new id for
+// progress and sends every local commit; the helper counts an
+// acknowledgement only of a have it sent, gives up after 256 haves in vain
+// as git does, and so sends no more haves, in no more requests, than git
+// (1.1× at most) — and both fetches succeed. (Before: the helper went on
+// through every local commit, in more requests than git.)
 func TestHostileGrowingAcks(t *testing.T) {
 	env := env(t)
 	base, up, mirror := mirrored(t, env)
 	// Commits the upstream lacks, newer than its own, a ref on every
 	// second one: haves in vain, before any the upstream has.
-	work(t, env, mirror, 600)
+	work(t, env, mirror, 2500)
 	var refs strings.Builder
-	for i, c := range strings.Fields(gittest.Git(t, env, mirror, "rev-list", "--max-count=600", "refs/work")) {
+	for i, c := range strings.Fields(gittest.Git(t, env, mirror, "rev-list", "--max-count=2500", "refs/work")) {
 		if i%2 == 0 {
 			fmt.Fprintf(&refs, "create refs/local/%d %s\n", i, c)
 		}
@@ -130,6 +131,7 @@ func TestHostileGrowingAcks(t *testing.T) {
 	advance(t, env, up, 1, "")
 	var mu sync.Mutex
 	haves, requests, round := 0, 0, 0
+	same := false // the lie: the same id each round, or more each round
 	d := startHostile(t, env, up, lie{v2: true, packFor: func(req []string) []byte {
 		mu.Lock()
 		defer mu.Unlock()
@@ -146,25 +148,42 @@ func TestHostileGrowingAcks(t *testing.T) {
 		}
 		mu.Lock()
 		round++
-		n := 100 * round * round
+		n, from := 100*round*round, round*1000
+		if same {
+			n, from = 1, 7
+		}
 		mu.Unlock()
 		out := []pktOut{{payload: p}}
 		for i := range n {
-			out = append(out, pktOut{payload: fmt.Sprintf("ACK %040x\n", round*1000+i)})
+			out = append(out, pktOut{payload: fmt.Sprintf("ACK %040x\n", from+i)})
 		}
 		return out
 	}})
+	for _, lie := range []bool{false, true} {
+		mu.Lock()
+		same = lie
+		mu.Unlock()
+		t.Run(map[bool]string{false: "growing", true: "same id"}[lie], func(t *testing.T) {
+			countLies(t, env, base, mirror, d.url, &mu, &haves, &requests, &round)
+		})
+	}
+}
+
+// countLies fetches from the lying upstream at url with plain git and
+// through the helper, each into a fresh mirror, and compares the haves
+// and requests the upstream counted.
+func countLies(t *testing.T, env []string, base, mirror, url string, mu *sync.Mutex, haves, requests, round *int) {
 	var sent, asked [2]int
 	for i, side := range hostileSides {
 		dst := filepath.Join(t.TempDir(), "m.git")
 		gittest.Git(t, env, base, "clone", "-q", "--mirror", mirror, dst)
 		mu.Lock()
-		haves, requests, round = 0, 0, 0
+		*haves, *requests, *round = 0, 0, 0
 		mu.Unlock()
-		c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version=2", "fetch", side.prefix+d.url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+		c := gittest.Exec(t, env, dst, nil, "git", "-c", "protocol.version=2", "fetch", side.prefix+url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 		mustRun(t, c, side.name+" fetch")
 		mu.Lock()
-		sent[i], asked[i] = haves, requests
+		sent[i], asked[i] = *haves, *requests
 		mu.Unlock()
 	}
 	t.Logf("haves: git %d, helper %d; requests: git %d, helper %d", sent[0], sent[1], asked[0], asked[1])

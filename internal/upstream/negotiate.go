@@ -55,8 +55,12 @@ type negotiation struct {
 	// haves alone (see next).
 	roundSent, roundAcked int
 	probe                 bool
-	inVain                int  // haves sent since the last new acknowledgement
-	ready                 bool // the upstream is ready to send the pack
+	inVain                int // haves sent since the last new acknowledgement
+	// claimed: the upstream acknowledged some id, sent or not. Haves in
+	// vain end the negotiation only then, as fetch-pack's seen_ack and
+	// got_continue; an id never sent sets this and resets nothing.
+	claimed bool
+	ready   bool // the upstream is ready to send the pack
 	// over: a v0 upstream acknowledged a have with a plain ACK, as one
 	// without multi_ack acknowledges the first it has; fetch-pack sends
 	// no more haves then, and "done".
@@ -84,7 +88,7 @@ func (g *negotiation) grow(count int) int {
 // round returns the next round's new haves (v0: up to the next flush
 // point), none when the negotiation is over.
 func (g *negotiation) round() []object.ID {
-	if g.ready || g.over || g.n == nil || len(g.common) > 0 && g.inVain >= maxInVain {
+	if g.ready || g.over || g.n == nil || g.claimed && g.inVain >= maxInVain {
 		return nil
 	}
 	size := g.flushAt - g.sent
@@ -124,8 +128,10 @@ func (g *negotiation) next() (haves []object.ID, probe bool) {
 // enough. An id never sent as a have is no progress: an upstream that
 // acknowledges ids of its own choosing does not keep the negotiation
 // going (git's fetch-pack counts any id new to it, and sends every local
-// commit to such an upstream).
+// commit to such an upstream). It is a claim all the same: from then on
+// 256 haves in vain end the rounds, as they end fetch-pack's.
 func (g *negotiation) ack(id object.ID, ready bool) {
+	g.claimed = true
 	if !g.acked[id] && g.asked[id] {
 		g.acked[id] = true
 		g.roundAcked++
@@ -241,7 +247,9 @@ func (g *negotiation) readV2Acks(in *bufio.Reader, f object.Format) error {
 		case strings.HasPrefix(line, "ACK "):
 			// process_ack takes an id's digits and ignores the rest, and
 			// a line whose id does not parse (it resets its count of
-			// haves in vain all the same; ours counts only new ids).
+			// haves in vain all the same; ours counts only new ids, and
+			// takes any ACK for a claim).
+			g.claimed = true
 			if id, _, ok := parseIDPrefix([]byte(line[len("ACK "):]), f); ok {
 				g.ack(id, false)
 			}

@@ -30,8 +30,10 @@ func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	g.v2 = true
 	var in *bufio.Reader
 	for {
+		// send_fetch_request's test: no haves left, or an acknowledgement
+		// seen and 256 haves in vain with this round's.
 		haves := g.round()
-		done := len(haves) == 0
+		done := len(haves) == 0 || g.claimed && g.inVain >= maxInVain
 		args, err := a.fetchArgs(u.r, req, append(g.common[:len(g.common):len(g.common)], haves...), done)
 		if err != nil {
 			return nil, err
