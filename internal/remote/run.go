@@ -12,6 +12,7 @@ import (
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 	"github.com/git-durable/git-durable/object"
@@ -38,6 +39,7 @@ type helper struct {
 	url    string                // the address without credentials, for messages
 	remote *upstream.Remote      // once the address is known
 	trace  *upstream.PacketTrace // GIT_TRACE_PACKET, when set
+	trace2 *report.Trace2        // GIT_TRACE2_EVENT, when set
 	cfg    repo.Config           // read lazily
 	cfgd   bool
 
@@ -137,8 +139,9 @@ func (h *helper) start(args []string) error {
 	}
 	h.url = transport.Anonymize(addr)
 	h.trace = upstream.OpenPacketTrace(h.env.Getenv, h.errw, h.red.Scrub)
+	h.trace2 = report.OpenTrace2(h.env.Getenv, h.errw)
 	r, err := upstream.Open(h.ctx, addr, upstream.Options{
-		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Dial: h.opts.Dial, Trace: h.trace,
+		Env: h.env, Config: h.config, Stderr: h.errw, Redactor: h.red, Dial: h.opts.Dial, Trace: h.trace, Trace2: h.trace2,
 	})
 	h.remote = r
 	return err

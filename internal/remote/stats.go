@@ -179,7 +179,12 @@ func (h *helper) checkStatsPath() {
 }
 
 // writeTrace2 writes git's trace2 fsync counters for the whole session to
-// the GIT_TRACE2_EVENT target, as git-unpack-durable does.
+// the GIT_TRACE2_EVENT target, as git-unpack-durable does, after the
+// negotiations' events, and closes the trace.
 func (h *helper) writeTrace2() {
-	report.WriteTrace2(h.env.Getenv, h.errw, h.line.Stats)
+	if h.trace2 == nil {
+		h.trace2 = report.OpenTrace2(h.env.Getenv, h.errw)
+	}
+	h.trace2.Counters(h.line.Stats)
+	h.trace2.Close()
 }

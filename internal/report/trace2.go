@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-durable/git-durable/batch"
@@ -23,27 +24,24 @@ import (
 var processStart = time.Now()
 
 // WriteTrace2 writes git's trace2 fsync counter events to the target
-// GIT_TRACE2_EVENT names, as git does: git 2.39's "data" events (key
-// "fsync/<name>", the count as a string) up to git 2.41, "counter" events
-// from 2.42 on, in the form of the git on PATH; only counters that are not
-// zero. The lines are git's own: its keys in its order, and a session id
-// nested under the parent git's (GIT_TRACE2_PARENT_SID), so that what reads
-// git's events (t5351's check_fsync_events, a trace collector) reads ours.
-// The target is read as git reads it: empty, 0 or false for none; 1 or
-// true for stderr; a digit for that file descriptor; an absolute path of
-// a file to append to, or of a directory to create a file in named after
-// the session; anything else is warned about and ignored.
+// GIT_TRACE2_EVENT names (see Trace2.Counters) in a trace of its own.
 func WriteTrace2(getenv func(string) string, stderr io.Writer, st batch.Stats) {
-	if st.WriteoutOnly == 0 && st.HardwareFlush == 0 {
+	t := OpenTrace2(getenv, stderr)
+	t.Counters(st)
+	t.Close()
+}
+
+// Counters writes git's trace2 fsync counter events, as git does: git
+// 2.39's "data" events (key "fsync/<name>", the count as a string) up to
+// git 2.41, "counter" events from 2.42 on, in the form of the git on PATH;
+// only counters that are not zero. The lines are git's own: its keys in
+// its order, and a session id nested under the parent git's
+// (GIT_TRACE2_PARENT_SID), so that what reads git's events (t5351's
+// check_fsync_events, a trace collector) reads ours.
+func (t *Trace2) Counters(st batch.Stats) {
+	if t == nil || st.WriteoutOnly == 0 && st.HardwareFlush == 0 {
 		return // nothing to write: no need to ask git its version
 	}
-	tr := trace2{sid: sessionID(getenv("GIT_TRACE2_PARENT_SID"))}
-	tr.brief, _ = repo.ParseBool(getenv("GIT_TRACE2_EVENT_BRIEF"))
-	w, done := tr.open(getenv("GIT_TRACE2_EVENT"), stderr)
-	if w == nil {
-		return
-	}
-	defer done()
 	counters := counterEvents(gitVersion())
 	for _, c := range []struct {
 		name  string
@@ -52,18 +50,146 @@ func WriteTrace2(getenv func(string) string, stderr io.Writer, st batch.Stats) {
 		if c.count == 0 {
 			continue
 		}
-		var line string
 		if counters {
-			line = tr.event("counter") + fmt.Sprintf(`,"category":"fsync","name":%s,"count":%d}`, quote(c.name), c.count)
+			t.write("counter", fmt.Sprintf(`,"category":"fsync","name":%s,"count":%d}`, quote(c.name), c.count))
 		} else {
-			t := fmt.Sprintf("%.6f", time.Since(processStart).Seconds())
-			line = tr.event("data") + fmt.Sprintf(`,"repo":0,"t_abs":%s,"t_rel":%s,"nesting":1,"category":"fsync","key":%s,"value":%s}`,
-				t, t, quote("fsync/"+c.name), quote(strconv.FormatInt(c.count, 10)))
+			t.Data("fsync", "fsync/"+c.name, c.count)
 		}
-		// One write per line, as git writes them (O_APPEND: whole lines
-		// between other processes' lines).
-		io.WriteString(w, line+"\n")
 	}
+}
+
+// Trace2 is this process's trace2 event stream, where GIT_TRACE2_EVENT
+// says, opened at its first event: regions (fetch-pack's negotiation and
+// its rounds), data and counters in the form and nesting git writes them,
+// events nested deeper than GIT_TRACE2_EVENT_NESTING (2) left out as git
+// leaves them out. A nil Trace2 writes nothing; its methods may be called
+// from any goroutine.
+type Trace2 struct {
+	mu       sync.Mutex
+	tr       trace2
+	target   string
+	stderr   io.Writer
+	w        io.Writer
+	done     func()
+	opened   bool
+	nesting  int         // GIT_TRACE2_EVENT_NESTING
+	regions  []time.Time // the open regions' starts
+	category []string    // and their categories and labels
+	label    []string
+}
+
+// OpenTrace2 returns the trace GIT_TRACE2_EVENT asks for, nil for none.
+// The target is read as git reads it: empty, 0 or false for none; 1 or
+// true for stderr; a digit for that file descriptor; an absolute path of a
+// file to append to, or of a directory to create a file in named after
+// the session; anything else is warned about (at the first event) and
+// ignored.
+func OpenTrace2(getenv func(string) string, stderr io.Writer) *Trace2 {
+	target := getenv("GIT_TRACE2_EVENT")
+	if target == "" || target == "0" || strings.EqualFold(target, "false") {
+		return nil
+	}
+	t := &Trace2{tr: trace2{sid: sessionID(getenv("GIT_TRACE2_PARENT_SID"))}, target: target, stderr: stderr, nesting: 2}
+	t.tr.brief, _ = repo.ParseBool(getenv("GIT_TRACE2_EVENT_BRIEF"))
+	if n, err := strconv.Atoi(getenv("GIT_TRACE2_EVENT_NESTING")); err == nil && n > 0 {
+		t.nesting = n
+	}
+	return t
+}
+
+// Enter opens a region, as trace2_region_enter_printf: msg may be empty.
+func (t *Trace2) Enter(category, label, msg string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if depth := len(t.regions) + 1; depth <= t.nesting {
+		t.writeLocked("region_enter", fmt.Sprintf(`,"repo":0,"nesting":%d,"category":%s,"label":%s%s}`, depth, quote(category), quote(label), msgKey(msg)))
+	}
+	t.regions = append(t.regions, time.Now())
+	t.category = append(t.category, category)
+	t.label = append(t.label, label)
+}
+
+// Leave closes the innermost region Enter opened; msg may be empty.
+func (t *Trace2) Leave(msg string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.regions) - 1
+	if n < 0 {
+		return
+	}
+	since, category, label := t.regions[n], t.category[n], t.label[n]
+	t.regions, t.category, t.label = t.regions[:n], t.category[:n], t.label[:n]
+	if depth := n + 1; depth <= t.nesting {
+		t.writeLocked("region_leave", fmt.Sprintf(`,"repo":0,"t_rel":%.6f,"nesting":%d,"category":%s,"label":%s%s}`,
+			time.Since(since).Seconds(), depth, quote(category), quote(label), msgKey(msg)))
+	}
+}
+
+// Data writes a number as trace2_data_intmax writes it: the value a string.
+func (t *Trace2) Data(category, key string, value int64) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	depth := len(t.regions) + 1
+	if depth > t.nesting {
+		return
+	}
+	since := processStart
+	if len(t.regions) > 0 {
+		since = t.regions[len(t.regions)-1]
+	}
+	t.writeLocked("data", fmt.Sprintf(`,"repo":0,"t_abs":%.6f,"t_rel":%.6f,"nesting":%d,"category":%s,"key":%s,"value":%s}`,
+		time.Since(processStart).Seconds(), time.Since(since).Seconds(), depth, quote(category), quote(key), quote(strconv.FormatInt(value, 10))))
+}
+
+// msgKey is a region's "msg" key, none where msg is empty.
+func msgKey(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return `,"msg":` + quote(msg)
+}
+
+// write writes one event: its name, then the rest of its keys (rest ends
+// with the closing brace).
+func (t *Trace2) write(name, rest string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.writeLocked(name, rest)
+}
+
+func (t *Trace2) writeLocked(name, rest string) {
+	if !t.opened {
+		t.opened = true
+		t.w, t.done = t.tr.open(t.target, t.stderr)
+	}
+	if t.w == nil {
+		return
+	}
+	// One write per line, as git writes them (O_APPEND: whole lines
+	// between other processes' lines).
+	io.WriteString(t.w, t.tr.event(name, 3)+rest+"\n")
+}
+
+// Close closes the file the trace opened.
+func (t *Trace2) Close() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done != nil {
+		t.done()
+	}
+	t.w, t.done = nil, nil
 }
 
 // trace2 is one process's session as git's trace2 event target writes it.
@@ -110,12 +236,12 @@ func (tr trace2) open(target string, stderr io.Writer) (io.Writer, func()) {
 
 // event is the start of an event line: the keys git's event_fmt_prepare
 // writes, in its order, without the closing brace.
-func (tr trace2) event(name string) string {
+func (tr trace2) event(name string, skip int) string {
 	s := fmt.Sprintf(`{"event":%s,"sid":%s,"thread":"main"`, quote(name), quote(tr.sid))
 	if tr.brief {
 		return s
 	}
-	_, file, line, _ := runtime.Caller(1)
+	_, file, line, _ := runtime.Caller(skip)
 	return s + fmt.Sprintf(`,"time":%s,"file":%s,"line":%d`,
 		quote(time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")), quote(filepath.Base(file)), line)
 }

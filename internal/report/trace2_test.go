@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,4 +72,56 @@ func TestWriteTrace2Targets(t *testing.T) {
 	if errb.Len() != 0 {
 		t.Errorf("off, or no counters: %q", errb.String())
 	}
+}
+
+// TestTrace2Regions: regions and data in git's keys and nesting, events
+// nested deeper than GIT_TRACE2_EVENT_NESTING (2 unless set) left out,
+// the target opened at the first event only.
+func TestTrace2Regions(t *testing.T) {
+	for _, tc := range []struct {
+		nesting string
+		want    []string
+	}{
+		{"", []string{"region_enter 1 fetch-pack negotiation_v2 ", "region_enter 2 negotiation_v2 round 1", "region_leave 2 negotiation_v2 round 1", "region_leave 1 fetch-pack negotiation_v2 ", "data 1 negotiation_v2 total_rounds 1"}},
+		{"3", []string{"region_enter 1 fetch-pack negotiation_v2 ", "region_enter 2 negotiation_v2 round 1", "data 3 negotiation_v2 haves_added 16", "region_leave 2 negotiation_v2 round 1", "region_leave 1 fetch-pack negotiation_v2 ", "data 1 negotiation_v2 total_rounds 1"}},
+	} {
+		path := filepath.Join(t.TempDir(), "events")
+		tr := OpenTrace2(func(k string) string {
+			return map[string]string{"GIT_TRACE2_EVENT": path, "GIT_TRACE2_EVENT_NESTING": tc.nesting}[k]
+		}, nil)
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Fatalf("the target made before any event: %v", err)
+		}
+		tr.Enter("fetch-pack", "negotiation_v2", "")
+		tr.Enter("negotiation_v2", "round", "1")
+		tr.Data("negotiation_v2", "haves_added", 16)
+		tr.Leave("1")
+		tr.Leave("")
+		tr.Data("negotiation_v2", "total_rounds", 1)
+		tr.Close()
+		b, _ := os.ReadFile(path)
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var e struct {
+				Event, Category, Label, Msg, Key, Value string
+				Nesting                                 int
+				TRel                                    *float64 `json:"t_rel"`
+			}
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			if (e.Event == "region_leave" || e.Event == "data") != (e.TRel != nil) {
+				t.Errorf("t_rel in %q", l)
+			}
+			got = append(got, fmt.Sprintf("%s %d %s %s%s %s%s", e.Event, e.Nesting, e.Category, e.Label, e.Key, e.Msg, e.Value))
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("nesting %q:\n%s\nwant\n%s", tc.nesting, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	var nilTrace *Trace2 // GIT_TRACE2_EVENT unset
+	nilTrace.Enter("a", "b", "")
+	nilTrace.Data("a", "b", 1)
+	nilTrace.Leave("")
+	nilTrace.Close()
 }

@@ -64,7 +64,8 @@ type negotiation struct {
 	// over: a v0 upstream acknowledged a have with a plain ACK, as one
 	// without multi_ack acknowledges the first it has; fetch-pack sends
 	// no more haves then, and "done".
-	over bool
+	over  bool
+	trace roundTrace // trace2's events, where GIT_TRACE2_EVENT asks
 }
 
 func newNegotiation(n Negotiator, stateless bool) *negotiation {

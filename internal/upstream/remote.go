@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/report"
 	"github.com/git-durable/git-durable/internal/upstream/transport"
 	"github.com/git-durable/git-durable/internal/upstream/transport/http"
 )
@@ -47,6 +48,9 @@ type Options struct {
 	// Trace, when set, takes every packet of every session
 	// (GIT_TRACE_PACKET).
 	Trace *PacketTrace
+	// Trace2, when set, takes the negotiations' trace2 events
+	// (GIT_TRACE2_EVENT).
+	Trace2 *report.Trace2
 }
 
 // Open checks the address git passed the helper (its second argument, or

@@ -55,6 +55,9 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 		return nil, err
 	}
 	g := newNegotiation(req.Haves, !u.t.Persistent())
+	g.trace = roundTrace{t: u.r.o.Trace2, category: "negotiation_v0_v1"}
+	defer g.trace.end()
+	g.trace.begin()
 	// no-done, as fetch-pack asks it over a stateless connection: the
 	// pack follows the round the upstream is ready in, with no request
 	// that says "done".
@@ -82,6 +85,7 @@ func (a *advert) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	} else if req.Haves != nil {
 		writeHaves(&b, req.Haves.Next(oneShot))
 	}
+	g.trace.end()
 	if g.stateless {
 		writeHaves(&b, g.common)
 	}
@@ -120,6 +124,12 @@ func (a *advert) received(u *Upload, req *FetchRequest, ureq *packp.UploadReques
 func (a *advert) rounds(u *Upload, g *negotiation, want []byte, b *bytes.Buffer, p *Pack, noDone bool) (*bufio.Reader, bool, error) {
 	shallowRead := false
 	for haves, probe := g.next(); len(haves) > 0 || probe; haves, probe = g.next() {
+		g.trace.round()
+		if probe {
+			g.trace.added(0, g.inVain)
+		} else {
+			g.trace.added(len(haves), g.inVain)
+		}
 		if g.stateless {
 			writeHaves(b, g.common)
 		}
@@ -132,6 +142,7 @@ func (a *advert) rounds(u *Upload, g *negotiation, want []byte, b *bytes.Buffer,
 		if err := a.readRound(in, p, g, !shallowRead || g.stateless); err != nil {
 			return nil, false, u.t.Explain(err)
 		}
+		g.trace.endRound()
 		if noDone && g.ready {
 			return in, shallowRead, nil
 		}

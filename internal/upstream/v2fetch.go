@@ -28,12 +28,16 @@ import (
 func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 	g := newNegotiation(req.Haves, true)
 	g.v2 = true
+	g.trace = roundTrace{t: u.r.o.Trace2, category: "negotiation_v2"}
+	defer g.trace.end()
 	var in *bufio.Reader
 	for {
+		g.trace.round()
 		// send_fetch_request's test: no haves left, or an acknowledgement
 		// seen and 256 haves in vain with this round's.
 		haves := g.round()
 		done := len(haves) == 0 || g.claimed && g.inVain >= maxInVain
+		g.trace.added(len(haves), g.inVain)
 		args, err := a.fetchArgs(u.r, req, append(g.common[:len(g.common):len(g.common)], haves...), done)
 		if err != nil {
 			return nil, err
@@ -55,6 +59,7 @@ func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 			break
 		}
 	}
+	g.trace.end()
 	p := &Pack{t: u.t}
 	if err := p.readSections(in, a.format); err != nil {
 		if err = u.t.Explain(err); errors.Is(err, errNoPack) {
