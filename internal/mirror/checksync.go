@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/proc"
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/sweep"
@@ -39,8 +40,10 @@ func checkSync(r *repo.Repo, env proc.Env, say func(what, format string, a ...an
 	}
 	if loose.Path == "none" {
 		say("refs", "not synced by the helper (loose objects are not)")
+	} else if mend.Reftable(r.CommonDir) {
+		say("refs", "reftable: the new tables, tables.list and its directory, with HEAD, config and shallow, made durable as each fetch ends")
 	} else {
-		say("refs", "HEAD, config, refs and shallow made durable as each fetch ends")
+		say("refs", "files: the loose refs and packed-refs git wrote, with HEAD, config and shallow, made durable as each fetch ends")
 	}
 	limit, err := r.Config.UnpackLimit(false)
 	if err != nil {

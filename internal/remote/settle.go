@@ -67,7 +67,16 @@ func (h *helper) snapshot() {
 		}
 	}
 	h.before.refDirs = map[string]time.Time{}
-	walkDirs(filepath.Join(r.CommonDir, "refs"), func(dir string, mtime time.Time) { h.before.refDirs[dir] = mtime })
+	for _, d := range refHomes(r.CommonDir) {
+		walkDirs(d, func(dir string, mtime time.Time) { h.before.refDirs[dir] = mtime })
+	}
+}
+
+// refHomes are the directories git keeps refs in: refs/ (the files
+// backend, and reftable's stub), and reftable/ (its tables and
+// tables.list, where the repository has one).
+func refHomes(common string) []string {
+	return []string{filepath.Join(common, "refs"), filepath.Join(common, "reftable")}
 }
 
 // walkDirs calls fn with every directory at and under dir and its
@@ -190,24 +199,40 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	// directories that changed during the session are made durable, with
 	// their parents (they may be new), and so is each file in them
 	// written since it began. Lock files are another writer's, in flight.
+	// reftable writes each new table under a temporary name renamed into
+	// place, then tables.list through its lock: the tables ("0x….ref")
+	// come before tables.list in a directory's order, and one flush makes
+	// them durable with the names. A clone's first tables were written
+	// before git started the helper: all of them are taken then.
 	var err error
-	walkDirs(filepath.Join(common, "refs"), func(dir string, mtime time.Time) {
-		if old, ok := h.before.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
-			return
-		}
-		tx.AdoptDir(dir)
-		tx.AdoptDir(filepath.Dir(dir))
-		entries, rerr := os.ReadDir(dir)
-		if rerr != nil {
-			return
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && !strings.HasSuffix(e.Name(), ".lock") {
-				if err = adopt(filepath.Join(dir, e.Name())); err != nil {
+	table := filepath.Join(common, "reftable")
+	for _, home := range refHomes(common) {
+		walkDirs(home, func(dir string, mtime time.Time) {
+			if old, ok := h.before.refDirs[dir]; err != nil || ok && old.Equal(mtime) {
+				return
+			}
+			tx.AdoptDir(dir)
+			tx.AdoptDir(filepath.Dir(dir))
+			entries, rerr := os.ReadDir(dir)
+			if rerr != nil {
+				return
+			}
+			for _, e := range entries {
+				if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".lock") {
+					continue
+				}
+				name := filepath.Join(dir, e.Name())
+				if dir == table && h.set.cloning {
+					if err = tx.Adopt(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return
+					}
+					err = nil
+					n++
+				} else if err = adopt(name); err != nil {
 					return
 				}
 			}
-		}
-	})
+		})
+	}
 	return n, err
 }

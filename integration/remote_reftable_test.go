@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+)
+
+// syncedPaths are the paths a trace's sync_file_range, fsync and
+// fdatasync calls that succeeded were made on.
+func syncedPaths(t *testing.T, trace string) map[string]bool {
+	t.Helper()
+	fdPath := regexp.MustCompile(`^\d+<(.*)>$`)
+	out := map[string]bool{}
+	for _, c := range readTrace(t, trace) {
+		switch c.Name {
+		case "sync_file_range", "fsync", "fdatasync":
+			if m := fdPath.FindStringSubmatch(c.Args[0]); m != nil && c.OK() {
+				out[m[1]] = true
+			}
+		}
+	}
+	return out
+}
+
+// TestRemoteReftableSettle: a clone and a fetch into a mirror whose refs
+// are in reftable (git 2.45 and later) make durable, as the session ends,
+// what git wrote there: every table tables.list names that the session
+// wrote, tables.list and the reftable directory — as they make loose refs
+// and packed-refs durable in a files mirror — and --check says so of the
+// reftable backend. (Before: no sync under reftable/, and --check said
+// "refs … made durable" all the same.)
+func TestRemoteReftableSettle(t *testing.T) {
+	env := newGitEnv(t, 2, 45)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	m := filepath.Join(base, "m.git")
+	table := filepath.Join(m, "reftable")
+	for i, args := range [][]string{
+		{"clone", "-q", "--mirror", "--ref-format=reftable", "durable::file://" + up, m},
+		{"-C", m, "fetch", "-q"},
+	} {
+		if i == 1 {
+			advance(t, env, up, 2, "v9")
+		}
+		senv, trace := underStrace(t, env)
+		// underStrace's PATH, with the new git after the built binaries.
+		senv = append(senv, "PATH="+filepath.Dir(trace)+string(os.PathListSeparator)+pathOf(env))
+		began := time.Now().Add(-time.Second)
+		mustRun(t, gittest.Exec(t, senv, base, nil, "git", args...), args[0])
+		synced := syncedPaths(t, trace)
+		list, err := os.ReadFile(filepath.Join(table, "tables.list"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var missed []string
+		for _, name := range strings.Fields(string(list)) {
+			st, err := os.Stat(filepath.Join(table, name))
+			if err != nil {
+				t.Fatalf("%s names %s: %v", "tables.list", name, err)
+			}
+			if (i == 0 || st.ModTime().After(began)) && !synced[filepath.Join(table, name)] {
+				missed = append(missed, name)
+			}
+		}
+		if len(missed) > 0 || !synced[filepath.Join(table, "tables.list")] || !synced[table] {
+			var got []string
+			for p := range synced {
+				got = append(got, p)
+			}
+			t.Errorf("%s: tables not synced %v; tables.list synced %v, reftable/ %v; synced: %v",
+				args[0], missed, synced[filepath.Join(table, "tables.list")], synced[table], got)
+		}
+		if n := strings.TrimSpace(gittest.Git(t, env, m, "for-each-ref", "--count=1", "--format=%(refname)", "refs/tags/v9")); i == 1 && n != "refs/tags/v9" {
+			t.Errorf("after the fetch: refs/tags/v9 is %q", n)
+		}
+	}
+	c := gittest.Exec(t, env, m, nil, filepath.Join(binDir, "git-remote-durable"), "--check")
+	if !strings.Contains(string(c.Stdout)+string(c.Stderr), "reftable: the new tables, tables.list and its directory") {
+		t.Errorf("--check of a reftable mirror does not say what it makes durable:\n%s%s", c.Stdout, c.Stderr)
+	}
+}
+
+// pathOf is the last PATH an environment list sets.
+func pathOf(env []string) string {
+	p := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			p = v
+		}
+	}
+	return p
+}
