@@ -78,10 +78,11 @@ func checkOne(ctx context.Context, env proc.Env) error {
 // repository at and under dirs would be durable, and why not; a
 // repository git would refuse for its owner is not read.
 func checkTree(ctx context.Context, dirs []string, env proc.Env) error {
-	repos, err := find(dirs)
+	repos, unreadable, err := find(dirs)
 	if err != nil {
 		return err
 	}
+	passOver(env.Stderr, unreadable)
 	if len(repos) == 0 {
 		return fmt.Errorf("no git repository at or under %s", strings.Join(dirs, ", "))
 	}

@@ -2,10 +2,13 @@ package mirror
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/git-durable/git-durable/internal/mask"
 )
 
 // target is a repository the runner found: its git directory, or why it
@@ -34,10 +37,12 @@ func isRepo(dir string) bool {
 // entered, and a .git that is a link is taken only where it leads to a
 // directory under the same root (named by where it leads), and is
 // otherwise refused: the repository it leads to is not the tree's to
-// repair or update. The list is sorted and has no duplicates.
-func find(roots []string) ([]target, error) {
+// repair or update. The list is sorted and has no duplicates. A
+// directory below a root that cannot be read (lost+found, root's own, on
+// a disk of its own) is no repository: it is passed over and returned
+// with why (unreadable); a root that cannot be read is an error.
+func find(roots []string) (found []target, unreadable []error, err error) {
 	seen := map[string]bool{}
-	var found []target
 	add := func(t target) {
 		if abs, err := filepath.Abs(t.dir); err == nil && !seen[abs] {
 			seen[abs] = true
@@ -48,47 +53,53 @@ func find(roots []string) ([]target, error) {
 	for _, root := range roots {
 		root, err := filepath.Abs(root)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		real, err := filepath.EvalSymlinks(root)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := walk(root, real, add); err != nil {
-			return nil, err
+		if _, err := os.ReadDir(root); err != nil && !isRepo(root) {
+			return nil, nil, err
 		}
+		walk(root, real, add, func(err error) { unreadable = append(unreadable, err) })
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].dir < found[j].dir })
-	return found, nil
+	return found, unreadable, nil
 }
 
 // walk finds the repositories at and under dir, in the root whose real
-// path is real, and gives each to add.
-func walk(dir, real string, add func(target)) error {
+// path is real, and gives each to add; a directory it cannot read goes to
+// skip.
+func walk(dir, real string, add func(target), skip func(error)) {
 	if isRepo(dir) {
 		add(target{dir: dir})
-		return nil
+		return
 	}
 	dotgit := filepath.Join(dir, ".git")
 	if st, err := os.Lstat(dotgit); err == nil && st.Mode()&os.ModeSymlink != 0 {
 		add(linkedGitDir(dotgit, real))
-		return nil
+		return
 	} else if err == nil && st.IsDir() && isRepo(dotgit) {
 		add(target{dir: dotgit})
-		return nil
+		return
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		skip(err)
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			if err := walk(filepath.Join(dir, e.Name()), real, add); err != nil {
-				return err
-			}
+			walk(filepath.Join(dir, e.Name()), real, add, skip)
 		}
 	}
-	return nil
+}
+
+// passOver says, one line each, which directories were passed over.
+func passOver(w io.Writer, unreadable []error) {
+	for _, err := range unreadable {
+		fmt.Fprintf(w, "warning: passed over a directory that cannot be read, and is no repository: %s\n", mask.Printable(mask.OneLine(err.Error())))
+	}
 }
 
 // linkedGitDir is the target of a .git that is a symbolic link: the

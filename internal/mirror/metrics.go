@@ -27,7 +27,7 @@ type metric struct {
 // mirrors' series carry repository too (labelValue). What the last run
 // wrote is carried over by its labels: each mirror's last success, and
 // every series of a mirror this run skipped.
-func writeMetrics(path, label string, fam family, repos []target, results []result) error {
+func writeMetrics(path, label string, fam family, repos []target, results []result, unreadable int) error {
 	prev := readMetrics(path)
 	run := "runner=" + quoteLabel(label)
 	var b strings.Builder
@@ -77,6 +77,8 @@ func writeMetrics(path, label string, fam family, repos []target, results []resu
 	sample(fam.failed, run, strconv.Itoa(failed))
 	gauge(fam.skipped, "Mirrors the last run skipped: another run held them.")
 	sample(fam.skipped, run, strconv.Itoa(skipped))
+	gauge(fam.unreadable, "Directories under the roots the last run could not read and passed over (no repositories: lost+found, another user's).")
+	sample(fam.unreadable, run, strconv.Itoa(unreadable))
 	gauge(fam.finished, "When the runner last finished.")
 	sample(fam.finished, run, strconv.FormatInt(time.Now().Unix(), 10))
 	return writeFile(path, b.String())

@@ -78,6 +78,8 @@ type options struct {
 	// stderr takes progress lines, where terminal says it is one.
 	stderr   io.Writer
 	terminal bool
+	// unreadable counts the directories under the roots passed over.
+	unreadable int
 }
 
 // parse reads the runner's arguments; a mistake is said on stderr before
@@ -134,23 +136,30 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		return err
 	}
 	o.stderr, o.terminal = env.Stderr, env.IsTerminal
-	repos, err := find(o.roots)
+	repos, unreadable, err := find(o.roots)
 	if err != nil {
 		return err
 	}
+	passOver(env.Stderr, unreadable)
+	o.unreadable = len(unreadable)
 	if len(repos) == 0 {
 		return fmt.Errorf("no git repository at or under %s", strings.Join(o.roots, ", "))
 	}
 	booted := boot.Time()
 	results := make([]result, len(repos))
+	ran := make([]bool, len(repos))
 	var out sync.Mutex
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(o.jobs, len(repos)) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // stopped: no update starts
+				}
 				results[i] = o.update(ctx, repos[i], booted)
 				out.Lock()
+				ran[i] = true
 				fmt.Fprintln(env.Stdout, results[i].line(repos[i].dir))
 				out.Unlock()
 			}
@@ -160,11 +169,24 @@ func Run(ctx context.Context, args []string, env proc.Env) error {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
 	}
 	close(next)
 	wg.Wait()
 	if ctx.Err() != nil {
+		// Stopped (SIGTERM, SIGINT): the updates in flight were stopped
+		// as --timeout stops them, and said; the metrics say what ran.
+		var done []target
+		var res []result
+		for i := range repos {
+			if ran[i] {
+				done, res = append(done, repos[i]), append(res, results[i])
+			}
+		}
+		o.finish(done, res, env.Stderr)
 		return ctx.Err()
 	}
 	return o.finish(repos, results, env.Stderr)
@@ -178,7 +200,7 @@ func (o *options) finish(repos []target, results []result, stderr io.Writer) err
 		fam, what = verifications, "verify"
 	}
 	if o.metrics != "" && !o.dryRun {
-		if err := writeMetrics(o.metrics, o.label, fam, repos, results); err != nil {
+		if err := writeMetrics(o.metrics, o.label, fam, repos, results, o.unreadable); err != nil {
 			fmt.Fprintf(stderr, "error: cannot write the metrics: %v\n", err)
 			return &cli.ExitError{Code: 1}
 		}

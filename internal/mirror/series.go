@@ -7,6 +7,7 @@ package mirror
 type family struct {
 	mirrors                         []metric
 	last, failed, skipped, finished string
+	unreadable                      string
 }
 
 // oneIf is 1 for true, 0 for false.
@@ -15,6 +16,7 @@ func oneIf(b bool) float64 { return map[bool]float64{true: 1, false: 0}[b] }
 var updates = family{
 	last: "git_durable_update_last_success_timestamp_seconds", failed: "git_durable_update_failed",
 	skipped: "git_durable_update_skipped_mirrors", finished: "git_durable_run_timestamp_seconds",
+	unreadable: "git_durable_update_unreadable_dirs",
 	mirrors: []metric{
 		{"git_durable_update_success", "1 if the last update of the mirror succeeded, 0 if it failed.", true, func(r result) (float64, bool) {
 			return oneIf(r.err == nil), true
@@ -55,6 +57,7 @@ var updates = family{
 var verifications = family{
 	last: "git_durable_verify_last_success_timestamp_seconds", failed: "git_durable_verify_failed",
 	skipped: "git_durable_verify_skipped_mirrors", finished: "git_durable_verify_run_timestamp_seconds",
+	unreadable: "git_durable_verify_unreadable_dirs",
 	mirrors: []metric{
 		{"git_durable_verify_success", "1 if the last verification of the mirror found nothing broken, or repaired all it found.", true, func(r result) (float64, bool) {
 			return oneIf(r.err == nil), true

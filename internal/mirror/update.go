@@ -137,6 +137,8 @@ func (o *options) fetch(ctx context.Context, dir string, lock *os.File, stats st
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("timed out after %s", o.timeout)
+	case errors.Is(ctx.Err(), context.Canceled):
+		return errors.New("stopped: the runner was asked to stop (SIGTERM or SIGINT)")
 	case err != nil:
 		return errors.New(cause(errb.String(), err))
 	}
