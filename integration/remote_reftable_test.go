@@ -2,8 +2,11 @@ package integration
 
 import (
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +98,54 @@ func pathOf(env []string) string {
 		}
 	}
 	return p
+}
+
+// TestRemoteReftableProcesses: a fetch into a mirror whose refs are in
+// reftable starts no more processes than the same fetch into a files
+// mirror (the helper finds the repository and reads the refs itself,
+// without git rev-parse or git for-each-ref), and sends the same haves.
+// (Before: 12 processes against 8.)
+func TestRemoteReftableProcesses(t *testing.T) {
+	env := newGitEnv(t, 2, 45)
+	strace, err := osexec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed: ", err)
+	}
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	files, table := filepath.Join(base, "files.git"), filepath.Join(base, "table.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, files)
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "--ref-format=reftable", "durable::file://"+up, table)
+	advance(t, env, up, 2, "p1")
+	var execs [2][]string
+	var haves [2]string
+	for i, m := range []string{files, table} {
+		trace, packets := filepath.Join(base, "execve"+strconv.Itoa(i)), filepath.Join(base, "packets"+strconv.Itoa(i))
+		c := gittest.Exec(t, append(env, "GIT_TRACE_PACKET="+packets), m, nil, strace, "-f", "-qq", "-e", "trace=execve", "-e", "signal=none", "-o", trace, "git", "fetch", "-q")
+		mustRun(t, c, "fetch under strace")
+		for _, l := range strings.Split(string(readFile(t, trace)), "\n") {
+			if at := strings.Index(l, "execve("); at >= 0 && !strings.Contains(l, "ENOENT") {
+				f := strings.Fields(l[at:])
+				execs[i] = append(execs[i], strings.Join(f[1:min(len(f), 4)], " "))
+			}
+		}
+		var hs []string
+		for _, l := range packetLines(t, packets, "durable") {
+			if strings.HasPrefix(l, "> have ") {
+				hs = append(hs, l)
+			}
+		}
+		sort.Strings(hs)
+		haves[i] = strings.Join(hs, "\n")
+	}
+	if len(execs[1]) > len(execs[0]) || len(execs[0]) == 0 {
+		t.Errorf("processes of a fetch into a reftable mirror: %d\n%s\ninto a files mirror: %d\n%s",
+			len(execs[1]), strings.Join(execs[1], "\n"), len(execs[0]), strings.Join(execs[0], "\n"))
+	}
+	if haves[0] != haves[1] || haves[0] == "" {
+		t.Errorf("haves into a files mirror\n%s\ninto a reftable mirror\n%s", haves[0], haves[1])
+	}
+	if a, b := refs(t, env, files), refs(t, env, table); a != b {
+		t.Errorf("refs of the files mirror\n%s\nof the reftable mirror\n%s", a, b)
+	}
 }

@@ -29,7 +29,7 @@ func (h *helper) config() (repo.Config, error) {
 	if h.cfgd {
 		return h.cfg, nil
 	}
-	cfg, err := repo.Load(h.ctx, "")
+	cfg, err := repo.LoadStarted(h.ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-durable/git-durable/object"
@@ -52,22 +53,39 @@ func hasDotDot(path string) bool {
 // --show-object-format` prints for the explicit directory dir whose
 // configuration is cfg. It declines (false) wherever git might answer
 // otherwise or refuse — a repository whose own config file does not say
-// plainly "format 0, no extensions" (formatZero), a core.worktree, a
+// plainly "format 0, no extensions", or "format 1" with the object format
+// and ref storage extensions alone (plainFormat), which git's own reading
+// of the configuration (cfg) must confirm, a core.worktree, a
 // relative or empty GIT_OBJECT_DIRECTORY, a directory that does not look
 // like a repository the way git checks it (isRepo) — and git rev-parse
 // then runs and says what git says.
 func fromEnv(dir string, cfg Config) (*Repo, bool) {
-	if _, ok := cfg.Get("core.worktree"); ok || !formatZero(dir) {
+	version, ext, plain := plainFormat(dir)
+	if _, ok := cfg.Get("core.worktree"); ok || !plain {
 		return nil, false
 	}
-	// What git config read says the same, where it read the file at all.
+	// What git config read says the same, where it read the file at all:
+	// git leaves the file out where it refuses the format (an extension
+	// it does not know, reftable before 2.45), so every extension must be
+	// there as the file says it.
+	seen := 0
 	for _, e := range cfg {
-		if strings.HasPrefix(e.Key, "extensions.") {
-			return nil, false
+		if name, ok := strings.CutPrefix(e.Key, "extensions."); ok {
+			if v, known := ext[name]; !known || !strings.EqualFold(v, e.Value) {
+				return nil, false
+			}
+			seen++
 		}
 	}
-	if v, ok := cfg.Get("core.repositoryformatversion"); ok && v.Value != "0" {
+	if seen < len(ext) {
 		return nil, false
+	}
+	if v, ok := cfg.Get("core.repositoryformatversion"); ok && v.Value != version {
+		return nil, false
+	}
+	format := object.SHA1
+	if ext["objectformat"] == "sha256" {
+		format = object.SHA256
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -87,7 +105,7 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 	if !isRepo(dir, objects) {
 		return nil, false
 	}
-	return &Repo{GitDir: gitDir, CommonDir: gitDir, ObjectDir: objects, Format: object.SHA1}, true
+	return &Repo{GitDir: gitDir, CommonDir: gitDir, ObjectDir: objects, Format: format}, true
 }
 
 // formatZero reads dir/config the way git reads a repository's format —
@@ -99,11 +117,24 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 // order mark, a continued line, a quote outside a section header, a key on
 // a header's line, a [core] that is not exactly that.
 func formatZero(dir string) bool {
+	version, ext, ok := plainFormat(dir)
+	return ok && version == "0" && ext == nil
+}
+
+// plainFormat reads dir/config as formatZero does, and also takes format
+// version 1 with the extensions objectformat (sha1, sha256) and
+// refstorage (files, reftable), each said once, plainly: it returns the
+// version and the extensions (names and values in lower case; nil where
+// the file has no extensions section). ok is false wherever it declines:
+// version 0 with an extensions section, another extension, a value that
+// is not a plain word.
+func plainFormat(dir string) (version string, ext map[string]string, ok bool) {
 	b, err := os.ReadFile(filepath.Join(dir, "config"))
 	if err != nil || len(b) > 1<<20 || bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
-		return false
+		return "", nil, false
 	}
-	core, zero := false, false
+	known := map[string][]string{"objectformat": {"sha1", "sha256"}, "refstorage": {"files", "reftable"}}
+	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -111,34 +142,49 @@ func formatZero(dir string) bool {
 			continue
 		}
 		if strings.HasSuffix(line, "\\") {
-			return false // a value continued on the next line
+			return "", nil, false // a value continued on the next line
 		}
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 || strings.TrimSpace(line[end+1:]) != "" {
-				return false // a key (or anything) on the header's line
+				return "", nil, false // a key (or anything) on the header's line
 			}
-			name := strings.ToLower(strings.TrimSpace(line[1:end]))
-			if strings.HasPrefix(name, "extensions") {
-				return false
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			if strings.HasPrefix(section, "extensions") {
+				if section != "extensions" {
+					return "", nil, false // a subsection, or an odd header
+				}
+				if ext == nil {
+					ext = map[string]string{}
+				}
 			}
-			core = name == "core"
 			continue
 		}
 		if strings.ContainsRune(line, '"') {
-			return false
-		}
-		if !core {
-			continue
+			return "", nil, false
 		}
 		key, value, _ := strings.Cut(line, "=")
-		if strings.EqualFold(strings.TrimSpace(key), "repositoryformatversion") {
-			if zero = strings.TrimSpace(value) == "0"; !zero {
-				return false
+		key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+		switch section {
+		case "core":
+			if key == "repositoryformatversion" {
+				if value != "0" && value != "1" || version != "" && version != value {
+					return "", nil, false
+				}
+				version = value
 			}
+		case "extensions":
+			value = strings.ToLower(value)
+			if _, dup := ext[key]; dup || !slices.Contains(known[key], value) {
+				return "", nil, false
+			}
+			ext[key] = value
 		}
 	}
-	return zero && sc.Err() == nil
+	if sc.Err() != nil || version == "" || version == "0" && ext != nil {
+		return "", nil, false
+	}
+	return version, ext, true
 }
 
 // isRepo is git's is_git_directory, strict: an objects directory and a

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestFromEnvMatchesRevParse(t *testing.T) {
 		{"work tree's .git", work, ".git", "", true},
 		{"gitfile", linked, ".git", "", false},
 		{"linked worktree's dir", work, ".git/worktrees/wt", "", false},
-		{"sha256", sha256, ".", "", false},
+		{"sha256", sha256, ".", "", true},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
@@ -159,6 +160,34 @@ func TestFormatZero(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "config"), []byte(text), 0o644)
 		if got := formatZero(dir); got != want {
 			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestPlainFormat checks the plain reading of format 1 and its two
+// extensions.
+func TestPlainFormat(t *testing.T) {
+	for text, want := range map[string]string{
+		"[core]\n\trepositoryformatversion = 0\n":                                                               "0 map[]",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256\n":                        "1 map[objectformat:sha256]",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefstorage = reftable\n":                        "1 map[refstorage:reftable]",
+		"[extensions]\n\trefStorage = Reftable\n\tobjectformat = sha1\n[core]\n\trepositoryformatversion = 1\n": "1 map[objectformat:sha1 refstorage:reftable]",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeconfig = true\n":                        "declined",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefstorage = reftable # x\n":                    "declined",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefstorage = files\n\trefstorage = reftable\n":  "declined",
+		"[core]\n\trepositoryformatversion = 0\n[extensions]\n\tobjectformat = sha256\n":                        "declined",
+		"[core]\n\trepositoryformatversion = 2\n":                                                               "declined",
+		"[core]\n\trepositoryformatversion = 1\n[extensions \"x\"]\n\trefstorage = reftable\n":                  "declined",
+		"[core]\n\trepositoryformatversion = 1\n\trepositoryformatversion = 0\n":                                "declined",
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "config"), []byte(text), 0o644)
+		got := "declined"
+		if v, ext, ok := plainFormat(dir); ok {
+			got = fmt.Sprint(v, " ", ext)
+		}
+		if got != want {
+			t.Errorf("%q: %s, want %s", text, got, want)
 		}
 	}
 }

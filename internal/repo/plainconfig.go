@@ -22,21 +22,27 @@ import (
 //     element of the PATH git gives its helpers) is /usr/lib/git-core or
 //     /usr/libexec/git-core, which reads /etc/gitconfig;
 //   - a repository git might refuse or read otherwise: its config file
-//     must say plainly format 0 and no extensions (formatZero);
+//     must say plainly format 0 and no extensions (formatZero), or, where
+//     started says that the git that named it in GIT_DIR set it up (and
+//     so took its format), format 1 with the object format and ref
+//     storage extensions alone (plainFormat);
 //   - include and includeIf, and every form of a file but the plainest
 //     (plainFile): a value quoted, escaped, continued or with a tab in it,
 //     a carriage return, a key on a header's line, the old
 //     [section.subsection] form, anything git would refuse;
 //   - a file that is not a regular file, cannot be read (but for one that
 //     does not exist, which git skips too) or is over 1 MiB.
-func plainConfig(dir string) (Config, bool) {
+func plainConfig(dir string, started bool) (Config, bool) {
 	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if _, set := os.LookupEnv(k); set {
 			return nil, false
 		}
 	}
 	home := os.Getenv("HOME")
-	if home == "" || !formatZero(dir) {
+	if home == "" {
+		return nil, false
+	}
+	if version, ext, ok := plainFormat(dir); !ok || !started && (version != "0" || ext != nil) {
 		return nil, false
 	}
 	var files []scopedFile

@@ -136,7 +136,7 @@ func TestPlainConfigScopes(t *testing.T) {
 	dir, _ := sealedRepo(t)
 	same := func(t *testing.T) {
 		t.Helper()
-		c, ok := plainConfig(dir)
+		c, ok := plainConfig(dir, false)
 		if !ok {
 			t.Fatal("declined")
 		}
@@ -208,7 +208,7 @@ func TestPlainConfigDeclines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, home := sealedRepo(t)
 			tc.set(t, dir, home)
-			if c, ok := plainConfig(dir); ok {
+			if c, ok := plainConfig(dir, false); ok {
 				t.Fatalf("read without git:\n%s", scoped(c))
 			}
 			c, cerr := Load(context.Background(), "")
@@ -224,4 +224,32 @@ func TestPlainConfigDeclines(t *testing.T) {
 func appendTo(t *testing.T, dir, name, text string) {
 	t.Helper()
 	gittest.WriteFile(t, dir, name, readFile(t, filepath.Join(dir, name))+text)
+}
+
+// TestPlainConfigStarted: a SHA-256 repository's configuration (format 1,
+// extensions.objectformat) is left to git config by Load, and read
+// without git, as git config reads it, for a command git started there
+// (LoadStarted); an extension git does not know is left to git either way.
+func TestPlainConfigStarted(t *testing.T) {
+	env := sealed(t)
+	dir := gittest.Init(t, env, true, "sha256")
+	t.Setenv("GIT_DIR", dir)
+	if _, ok := plainConfig(dir, false); ok {
+		t.Error("format 1 read without git by Load")
+	}
+	c, ok := plainConfig(dir, true)
+	if !ok {
+		t.Fatal("declined for a command git started")
+	}
+	g, err := loadGit(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scoped(c) != scoped(g) || !strings.Contains(scoped(c), "local extensions.objectformat=sha256") {
+		t.Errorf("ours:\n%s\ngit:\n%s", scoped(c), scoped(g))
+	}
+	gittest.Git(t, env, dir, "config", "extensions.worktreeConfig", "true")
+	if _, ok := plainConfig(dir, true); ok {
+		t.Error("another extension read without git")
+	}
 }

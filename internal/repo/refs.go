@@ -19,14 +19,19 @@ import (
 var ErrRefsUnread = errors.New("refs not in the files backend")
 
 // RefValues returns what every ref of the repository points at (not what
-// a tag points at; not HEAD), read from the files backend — packed-refs,
-// then the loose refs under refs/, which win — without a git process;
-// duplicates are kept. Where the refs are kept otherwise (reftable, an
-// extension it does not know) or a file is not what git writes, it asks
-// git for-each-ref instead, and says why in fellBack ("" where it read
-// them itself).
+// a tag points at; not HEAD), read without a git process from the files
+// backend — packed-refs, then the loose refs under refs/, which win — or
+// from reftable's tables (readReftable); duplicates are kept. Where the
+// refs are kept otherwise (an extension it does not know, a linked
+// worktree's own) or a file is not what git writes, it asks git
+// for-each-ref instead, and says why in fellBack ("" where it read them
+// itself).
 func (r *Repo) RefValues(ctx context.Context) (ids []object.ID, fellBack string, err error) {
-	ids, err = r.readFiles()
+	if r.reftable() {
+		ids, err = readReftable(filepath.Join(r.CommonDir, "reftable"))
+	} else {
+		ids, err = r.readFiles()
+	}
 	if err == nil {
 		return ids, "", nil
 	}
@@ -42,6 +47,14 @@ func (r *Repo) RefValues(ctx context.Context) (ids []object.ID, fellBack string,
 		}
 	}
 	return ids, err.Error(), nil
+}
+
+// reftable reports whether the repository's refs are all in reftable
+// tables it can read: extensions.refStorage says reftable, and the
+// repository is no linked worktree (whose own refs are elsewhere).
+func (r *Repo) reftable() bool {
+	e, ok := r.Config.Get("extensions.refstorage")
+	return ok && strings.EqualFold(e.Value, "reftable") && r.CommonDir == r.GitDir
 }
 
 // readFiles reads the files backend: packed-refs, then the loose refs.

@@ -172,8 +172,21 @@ func find(ctx context.Context) (*Repo, error) {
 // configurations are read without git (plainConfig); git config reads
 // every other.
 func Load(ctx context.Context, gitDir string) (Config, error) {
+	return load(ctx, gitDir, false)
+}
+
+// LoadStarted is Load(ctx, "") for a command git starts in the repository
+// it names in GIT_DIR, a remote helper: that git has set the repository up
+// and so taken its format, and a plain format 1 with the object format and
+// ref storage extensions alone (SHA-256, reftable) is read without git as
+// well.
+func LoadStarted(ctx context.Context) (Config, error) {
+	return load(ctx, "", true)
+}
+
+func load(ctx context.Context, gitDir string, started bool) (Config, error) {
 	if dir, ok := explicitDir(); ok && gitDir == "" {
-		if c, ok := plainConfig(dir); ok {
+		if c, ok := plainConfig(dir, started); ok {
 			return c, nil
 		}
 	}
