@@ -111,7 +111,8 @@ var helperFS = []blocktest.FS{blocktest.Ext4(32 << 20), ext4With("", "-O", "fast
 
 // repositoryState reads what git and the helper left in gitDir: the ids of
 // its loose objects, its pack files (not a .keep, which git removes), and
-// HEAD, config, packed-refs, shallow and every loose ref, by their paths
+// HEAD, config, packed-refs, shallow, every loose ref and reftable's
+// tables and tables.list, by their paths
 // relative to root (nil for a file that is not there).
 func repositoryState(t *testing.T, root, gitDir string) (loose []string, intact, files map[string][]byte) {
 	t.Helper()
@@ -139,7 +140,7 @@ func repositoryState(t *testing.T, root, gitDir string) (loose []string, intact,
 		}
 		in := strings.TrimPrefix(p, gitDir+"/")
 		switch dir := filepath.Base(filepath.Dir(p)); {
-		case strings.HasPrefix(in, "refs/") && !strings.HasSuffix(p, ".lock"):
+		case (strings.HasPrefix(in, "refs/") || strings.HasPrefix(in, "reftable/")) && !strings.HasSuffix(p, ".lock"):
 			read(files, p)
 		case dir == "pack" && strings.HasPrefix(d.Name(), "pack-") && !strings.HasSuffix(p, ".keep"):
 			read(intact, p)

@@ -25,7 +25,7 @@ func TestMirrorCheck(t *testing.T) {
 	c := check(env)
 	mustRun(t, c, "check")
 	for _, want := range []string{"remote        origin: durable::file://" + up, "helper        " + filepath.Join(binDir, "git-remote-durable") + " (git-remote-durable version",
-		"objects       batch: a writeout", "refs          HEAD, config, refs and shallow made durable", "unpack limit  100:", "durable       yes"} {
+		"objects       batch: a writeout", "refs          files: the loose refs and packed-refs git wrote, with HEAD, config and shallow, made durable", "unpack limit  100:", "durable       yes"} {
 		if !strings.Contains(string(c.Stdout), want) {
 			t.Errorf("no %q in\n%s", want, c.Stdout)
 		}
