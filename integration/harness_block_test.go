@@ -156,10 +156,18 @@ func repositoryState(t *testing.T, root, gitDir string) (loose []string, intact,
 }
 
 // fsckAt returns the check of a durable crash image: git fsck of the
-// repository at repo below the image's root finds nothing.
+// repository at repo below the image's root finds nothing. The git is the
+// first on env's PATH (a newer one for reftable).
 func fsckAt(env []string, repo string) func(root string) error {
+	git := "git"
+	for _, dir := range filepath.SplitList(pathOf(env)) {
+		if st, err := os.Stat(filepath.Join(dir, "git")); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			git = filepath.Join(dir, "git")
+			break
+		}
+	}
 	return func(root string) error {
-		cmd := exec.Command("git", "--git-dir="+filepath.Join(root, repo), "fsck", "--strict", "--no-dangling", "--no-progress")
+		cmd := exec.Command(git, "--git-dir="+filepath.Join(root, repo), "fsck", "--strict", "--no-dangling", "--no-progress")
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		for _, line := range strings.Split(string(out), "\n") {
