@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-durable/git-durable/internal/reftable"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -21,14 +22,14 @@ var ErrRefsUnread = errors.New("refs not in the files backend")
 // RefValues returns what every ref of the repository points at (not what
 // a tag points at; not HEAD), read without a git process from the files
 // backend — packed-refs, then the loose refs under refs/, which win — or
-// from reftable's tables (readReftable); duplicates are kept. Where the
+// from reftable's tables (reftable.Values); duplicates are kept. Where the
 // refs are kept otherwise (an extension it does not know, a linked
 // worktree's own) or a file is not what git writes, it asks git
 // for-each-ref instead, and says why in fellBack ("" where it read them
 // itself).
 func (r *Repo) RefValues(ctx context.Context) (ids []object.ID, fellBack string, err error) {
 	if r.reftable() {
-		ids, err = readReftable(filepath.Join(r.CommonDir, "reftable"))
+		ids, err = reftable.Values(filepath.Join(r.CommonDir, "reftable"))
 	} else {
 		ids, err = r.readFiles()
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/internal/reftable"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -106,7 +107,7 @@ func TestReadReftable(t *testing.T) {
 						want = append(want, id)
 					}
 				}
-				ids, err := readReftable(filepath.Join(dir, "reftable"))
+				ids, err := reftable.Values(filepath.Join(dir, "reftable"))
 				if err != nil {
 					t.Fatalf("%s: %v", when, err)
 				}
@@ -137,7 +138,7 @@ func TestReadReftable(t *testing.T) {
 				if err := os.WriteFile(table, bad, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if ids, err := readReftable(filepath.Join(dir, "reftable")); err == nil {
+				if ids, err := reftable.Values(filepath.Join(dir, "reftable")); err == nil {
 					t.Errorf("%s: %d refs read, no error", what, len(ids))
 				}
 			}

@@ -1,4 +1,4 @@
-package repo
+package reftable
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // testRecord is a ref record for buildTable.
 type testRecord struct {
 	name string
-	kind byte
+	kind Kind
 	id   byte // the object id's bytes, all this value
 }
 
@@ -47,11 +47,11 @@ func buildTable(records []testRecord, perBlock int) []byte {
 			block = append(block, r.name[prefix:]...)
 			block = appendVarint(block, 0)
 			switch r.kind {
-			case refOne:
+			case One:
 				block = append(block, bytes.Repeat([]byte{r.id}, 20)...)
-			case refPeeled:
+			case Peeled:
 				block = append(block, bytes.Repeat([]byte{r.id}, 40)...)
-			case refSymbolic:
+			case Symbolic:
 				block = appendVarint(block, 10)
 				block = append(block, "refs/heads"...)
 			}
@@ -88,14 +88,14 @@ func appendVarint(b []byte, v uint64) []byte {
 func TestTableRefsUnaligned(t *testing.T) {
 	var recs []testRecord
 	for i := range 300 {
-		recs = append(recs, testRecord{name: "refs/heads/branch-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26)), kind: byte(1 + i%3), id: byte(i)})
+		recs = append(recs, testRecord{name: "refs/heads/branch-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26)), kind: Kind(1 + i%3), id: byte(i)})
 	}
-	recs = append(recs, testRecord{name: "refs/tags/zzz", kind: refDeletion})
+	recs = append(recs, testRecord{name: "refs/tags/zzz", kind: Deletion})
 	table := buildTable(recs, 37)
 	var got []testRecord
-	err := tableRefs(table, func(name string, id object.ID, kind byte) {
+	err := Refs(table, func(name string, id object.ID, kind Kind) {
 		r := testRecord{name: name, kind: kind}
-		if kind == refOne || kind == refPeeled {
+		if kind == One || kind == Peeled {
 			r.id = id.Bytes()[0]
 			if !bytes.Equal(id.Bytes(), bytes.Repeat([]byte{r.id}, 20)) {
 				t.Errorf("%s: id %s", name, id)
@@ -110,12 +110,12 @@ func TestTableRefsUnaligned(t *testing.T) {
 		t.Fatalf("%d records, want %d", len(got), len(recs))
 	}
 	for i := range recs {
-		if want := recs[i]; got[i].name != want.name || got[i].kind != want.kind || (want.kind == refOne || want.kind == refPeeled) && got[i].id != want.id {
+		if want := recs[i]; got[i].name != want.name || got[i].kind != want.kind || (want.kind == One || want.kind == Peeled) && got[i].id != want.id {
 			t.Errorf("record %d: %+v, want %+v", i, got[i], want)
 		}
 	}
 	for i := range 200 {
-		if err := tableRefs(table[:len(table)-1-i*7], func(string, object.ID, byte) {}); err == nil {
+		if err := Refs(table[:len(table)-1-i*7], func(string, object.ID, Kind) {}); err == nil {
 			t.Fatalf("cut by %d bytes: no error", 1+i*7)
 		}
 	}
@@ -124,12 +124,12 @@ func TestTableRefsUnaligned(t *testing.T) {
 // FuzzReftable: a table of any bytes is read or refused, never a panic
 // or a read past its end.
 func FuzzReftable(f *testing.F) {
-	f.Add(buildTable([]testRecord{{"refs/heads/main", refOne, 1}, {"refs/heads/side", refPeeled, 2}, {"refs/remotes/origin/HEAD", refSymbolic, 0}}, 2))
-	f.Add(buildTable([]testRecord{{"refs/tags/v1", refDeletion, 0}}, 1))
+	f.Add(buildTable([]testRecord{{"refs/heads/main", One, 1}, {"refs/heads/side", Peeled, 2}, {"refs/remotes/origin/HEAD", Symbolic, 0}}, 2))
+	f.Add(buildTable([]testRecord{{"refs/tags/v1", Deletion, 0}}, 1))
 	f.Add(buildTable(nil, 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tableRefs(b, func(name string, id object.ID, kind byte) {
-			if kind > refSymbolic {
+		Refs(b, func(name string, id object.ID, kind Kind) {
+			if kind > Symbolic {
 				t.Fatalf("kind %d", kind)
 			}
 		})

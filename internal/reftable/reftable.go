@@ -1,4 +1,7 @@
-package repo
+// Package reftable reads git's reftable ref storage (git 2.45 and later,
+// git's Documentation/technical/reftable): the stack of tables that
+// tables.list names, and each table's ref records.
+package reftable
 
 import (
 	"bytes"
@@ -13,34 +16,27 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// readReftable reads the refs of the reftable stack in dir (git 2.45's
-// reftable backend; the format is git's Documentation/technical/reftable):
-// tables.list names the tables oldest first; each table's ref blocks hold
-// its records, names sorted and prefix compressed; a newer table's record
-// of a name (a deletion too) hides an older one's. It returns the value of
-// every ref under refs/ that is not symbolic (its target is listed under
-// its own name) — what git for-each-ref lists. A table it cannot read
-// whole as git writes it (a torn or unknown one) is an error, never a
-// partial answer.
-func readReftable(dir string) ([]object.ID, error) {
-	list, err := os.ReadFile(filepath.Join(dir, "tables.list"))
+// Values reads the refs of the reftable stack in dir (a repository's
+// reftable directory): tables.list names the tables oldest first; each
+// table's ref blocks hold its records, names sorted and prefix
+// compressed; a newer table's record of a name (a deletion too) hides an
+// older one's. It returns the value of every ref under refs/ that is not
+// symbolic (its target is listed under its own name) — what git
+// for-each-ref lists. A table it cannot read whole as git writes it (a
+// torn or unknown one) is an error, never a partial answer.
+func Values(dir string) ([]object.ID, error) {
+	names, err := Stack(os.ReadFile, dir)
 	if err != nil {
 		return nil, err
 	}
 	refs := map[string]object.ID{}
-	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\n"), "\n") {
-		if name == "" {
-			continue
-		}
-		if strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
-			return nil, fmt.Errorf("tables.list names %q", name)
-		}
+	for _, name := range names {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
 		}
-		err = tableRefs(b, func(ref string, id object.ID, kind byte) {
-			if kind == refDeletion || kind == refSymbolic {
+		err = Refs(b, func(ref string, id object.ID, kind Kind) {
+			if kind == Deletion || kind == Symbolic {
 				delete(refs, ref)
 			} else {
 				refs[ref] = id
@@ -59,22 +55,48 @@ func readReftable(dir string) ([]object.ID, error) {
 	return ids, nil
 }
 
+// Stack returns the tables tables.list names in dir, oldest first, read
+// with read; a name that is not a file of dir is an error.
+func Stack(read func(string) ([]byte, error), dir string) ([]string, error) {
+	list, err := read(filepath.Join(dir, "tables.list"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\n"), "\n") {
+		if name == "" {
+			continue
+		}
+		if strings.ContainsAny(name, "/\\\x00") || name == "." || name == ".." {
+			return nil, fmt.Errorf("tables.list names %q", name)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// Kind is a ref record's value type.
+type Kind byte
+
 // The value types of a ref record.
 const (
-	refDeletion = 0 // no value
-	refOne      = 1 // the ref's object
-	refPeeled   = 2 // the ref's object, then what it peels to
-	refSymbolic = 3 // a length, then the target's name
+	Deletion Kind = 0 // no value
+	One      Kind = 1 // the ref's object
+	Peeled   Kind = 2 // the ref's object, then what it peels to
+	Symbolic Kind = 3 // a length, then the target's name
 )
 
-// errTable says a table is not as git writes one.
-var errTable = errors.New("not a reftable git writes")
+// ErrTable says a table is not as git writes one.
+var ErrTable = errors.New("not a reftable git writes")
 
-// tableRefs calls fn with every ref record of the table b, in its order:
-// the name, the value (a deletion or a symbolic ref: none) and its type.
-func tableRefs(b []byte, fn func(name string, id object.ID, kind byte)) error {
+// Refs calls fn with every ref record of the table b, in its order: the
+// name, the value (none for a deletion or a symbolic ref) and its kind.
+// A table that is not whole as git writes one (its footer's CRC, every
+// block and record in bounds) is an error, after fn saw the records
+// before the damage.
+func Refs(b []byte, fn func(name string, id object.ID, kind Kind)) error {
 	if len(b) < 24 || string(b[:4]) != "REFT" {
-		return errTable
+		return ErrTable
 	}
 	version := b[4]
 	headerLen, footerLen, idLen := 24, 68, 20
@@ -83,25 +105,25 @@ func tableRefs(b []byte, fn func(name string, id object.ID, kind byte)) error {
 	case 2:
 		headerLen, footerLen = 28, 72
 		if len(b) < headerLen {
-			return errTable
+			return ErrTable
 		}
 		switch string(b[24:28]) {
 		case "sha1":
 		case "s256":
 			idLen = 32
 		default:
-			return errTable
+			return ErrTable
 		}
 	default:
 		return fmt.Errorf("reftable version %d", version)
 	}
 	if len(b) < headerLen+footerLen {
-		return errTable
+		return ErrTable
 	}
 	footer := b[len(b)-footerLen:]
 	if !bytes.Equal(footer[:headerLen], b[:headerLen]) ||
 		crc32.ChecksumIEEE(footer[:footerLen-4]) != binary.BigEndian.Uint32(footer[footerLen-4:]) {
-		return errTable
+		return ErrTable
 	}
 	blockSize := int(uint24(b[5:8]))
 	end := len(b) - footerLen
@@ -110,12 +132,12 @@ func tableRefs(b []byte, fn func(name string, id object.ID, kind byte)) error {
 	for start, at := 0, headerLen; at+4 <= end && b[at] == 'r'; {
 		blockEnd := start + int(uint24(b[at+1:at+4]))
 		if blockEnd > end || blockEnd < at+4+2 {
-			return errTable
+			return ErrTable
 		}
 		restarts := int(binary.BigEndian.Uint16(b[blockEnd-2 : blockEnd]))
 		records := blockEnd - 2 - 3*restarts
 		if restarts == 0 || records < at+4 {
-			return errTable
+			return ErrTable
 		}
 		if err := blockRefs(b[:records], at+4, idLen, fn); err != nil {
 			return err
@@ -131,53 +153,53 @@ func tableRefs(b []byte, fn func(name string, id object.ID, kind byte)) error {
 }
 
 // blockRefs reads the ref records of b from at to its end.
-func blockRefs(b []byte, at, idLen int, fn func(string, object.ID, byte)) error {
+func blockRefs(b []byte, at, idLen int, fn func(string, object.ID, Kind)) error {
 	var name []byte
 	for at < len(b) {
 		prefix, n := varint(b[at:])
 		if n == 0 {
-			return errTable
+			return ErrTable
 		}
 		at += n
 		suffixType, n := varint(b[at:])
 		if n == 0 {
-			return errTable
+			return ErrTable
 		}
 		at += n
-		suffix, kind := suffixType>>3, byte(suffixType&7)
+		suffix, kind := suffixType>>3, Kind(suffixType&7)
 		if prefix > uint64(len(name)) || suffix > uint64(len(b)-at) {
-			return errTable
+			return ErrTable
 		}
 		name = append(name[:prefix], b[at:at+int(suffix)]...)
 		at += int(suffix)
 		if _, n = varint(b[at:]); n == 0 { // update_index_delta
-			return errTable
+			return ErrTable
 		}
 		at += n
 		var id object.ID
 		switch kind {
-		case refDeletion:
-		case refOne, refPeeled:
+		case Deletion:
+		case One, Peeled:
 			size := idLen
-			if kind == refPeeled {
+			if kind == Peeled {
 				size *= 2
 			}
 			if len(b)-at < size {
-				return errTable
+				return ErrTable
 			}
 			var err error
 			if id, err = object.IDFromBytes(b[at : at+idLen]); err != nil {
-				return errTable
+				return ErrTable
 			}
 			at += size
-		case refSymbolic:
+		case Symbolic:
 			l, n := varint(b[at:])
 			if n == 0 || l > uint64(len(b)-at-n) {
-				return errTable
+				return ErrTable
 			}
 			at += n + int(l)
 		default:
-			return errTable
+			return ErrTable
 		}
 		fn(string(name), id, kind)
 	}
