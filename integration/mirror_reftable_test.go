@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,4 +64,63 @@ func TestMirrorRunnerReftable(t *testing.T) {
 	gittest.Git(t, env, m, "refs", "migrate", "--ref-format=reftable")
 	isStub("after the migration back")
 	gittest.Git(t, env, m, "fsck", "--full")
+}
+
+// TestMirrorReftableTornTable: a crash leaves the newest table of a
+// reftable mirror empty under its name (written without a sync): plain git
+// then reads no ref at all (for-each-ref prints nothing, exit 0). The
+// runner's update writes tables.list again without it, sets it aside in
+// the quarantine and fetches: the refs are the upstream's again. --verify
+// does the same of a table cut short. (Before: the runner's fetch and
+// --verify went on with no refs; --verify said ok.)
+func TestMirrorReftableTornTable(t *testing.T) {
+	env := newGitEnv(t, 2, 45, "GIT_TEST_REFTABLE_AUTOCOMPACTION=false")
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	tree := filepath.Join(base, "tree")
+	m := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "--ref-format=reftable", "durable::file://"+up, m)
+	newest := func() string {
+		t.Helper()
+		list := strings.Fields(string(readFile(t, filepath.Join(m, "reftable", "tables.list"))))
+		return filepath.Join(m, "reftable", list[len(list)-1])
+	}
+	for i, c := range []struct {
+		name   string
+		damage func(path string) error
+		run    func() *gittest.Cmd
+	}{
+		{"the update, an empty table", func(p string) error { return os.Truncate(p, 0) }, func() *gittest.Cmd { return runner(t, env, tree) }},
+		{"--verify, a table cut short", func(p string) error {
+			st, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, st.Size()/2)
+		}, func() *gittest.Cmd { return verifier(t, env, tree) }},
+	} {
+		advance(t, env, up, 1, fmt.Sprintf("torn%d", i))
+		mustRun(t, runner(t, env, tree), "an update that writes a table")
+		want := refs(t, env, up)
+		table := newest()
+		if err := c.damage(table); err != nil {
+			t.Fatal(err)
+		}
+		if got := gittest.Git(t, env, m, "for-each-ref"); got != "" {
+			t.Logf("%s: git reads the refs of the damaged stack:\n%s", c.name, got)
+		}
+		cmd := c.run()
+		l := runnerLine(t, cmd, m)
+		if cmd.Code != 0 || !strings.Contains(l, "wrote reftable/tables.list again without the table git cannot read "+filepath.Base(table)) {
+			t.Errorf("%s: exit %d, %q\n%s", c.name, cmd.Code, l, cmd.Stderr)
+		}
+		if got := refs(t, env, m); got != want {
+			t.Errorf("%s: refs\n%s\nupstream\n%s", c.name, got, want)
+		}
+		kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "reftable", filepath.Base(table)))
+		if len(kept) != 1 {
+			t.Errorf("%s: the table set aside: %v", c.name, kept)
+		}
+		gittest.Git(t, env, m, "fsck", "--full")
+	}
 }

@@ -48,6 +48,10 @@ type Tidied struct {
 	// ref (what a crash leaves of a ref written without a sync), set
 	// aside: the update fetches them again.
 	BrokenRefs []string
+	// TornTables are the tables of a reftable stack that tables.list named
+	// and git could not read (missing, empty, torn): tables.list was
+	// written again without them, and they were set aside.
+	TornTables []string
 }
 
 // Tidy puts right, in the git directory dir, what a crash during an
@@ -58,7 +62,8 @@ type Tidied struct {
 // in the quarantine, never deleted, and the quarantine flushed. A ref whose
 // object is missing is left as it is: the update's fetch wants it back. In
 // a reftable repository no file under refs/ is touched (refs/heads there
-// is git's stub); its tables.list.lock follows the rule of every lock.
+// is git's stub); its tables.list.lock follows the rule of every lock, and
+// a table git cannot read is taken out of the stack (tidyReftable).
 func Tidy(dir string, o TidyOptions) (Tidied, error) {
 	if o.FS == nil {
 		o.FS = noFollow{batch.OS}
@@ -77,7 +82,11 @@ func Tidy(dir string, o TidyOptions) (Tidied, error) {
 			return t, err
 		}
 	}
-	if !table {
+	if table {
+		if t.TornTables, err = tidyReftable(dir, o); err != nil {
+			return t, err
+		}
+	} else {
 		if t.TornLines, err = tidyPackedRefs(dir, o); err != nil {
 			return t, err
 		}

@@ -22,6 +22,9 @@ func describeTidied(t mend.Tidied, q *quarantine.Dir) []string {
 	for _, r := range t.BrokenRefs {
 		did = append(did, "set aside the broken ref "+quotePath(r))
 	}
+	if len(t.TornTables) > 0 {
+		did = append(did, "wrote reftable/tables.list again without the "+plural(len(t.TornTables), "table", "tables")+" git cannot read "+quoteAll(t.TornTables))
+	}
 	if len(did) > 0 {
 		did = append(did, "kept in "+quotePath(filepath.ToSlash(filepath.Join(quarantine.Name, filepath.Base(q.Path())))))
 	}

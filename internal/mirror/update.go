@@ -50,7 +50,9 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	defer cancel()
 	defer o.keepQuarantine(t.dir, &r)
 	if o.verify {
-		o.verifyOne(ctx, t.dir, &r)
+		if r.err = o.verifyRefs(ctx, t.dir, f, booted, &r); r.err == nil {
+			o.verifyOne(ctx, t.dir, &r)
+		}
 		return r
 	}
 	stats := filepath.Join(t.dir, statsName)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,6 +30,31 @@ const VerifyFlag = "--verify"
 // into r, and mends what it finds broken (mend.Mend, in this process): a
 // note of what it checked (and mended), or the failure that names what is
 // left broken.
+// verifyRefs checks the refs of the repository dir, which the runner
+// holds by the lock f, before its objects, as an update's tidying does:
+// stale locks, a torn packed-refs, broken loose refs, reftable tables git
+// cannot read, each set aside (mend.Tidy). Where refs were lost so, they
+// are fetched again from the upstream, whose they are (git remote update
+// --prune through the helper), before the objects are verified.
+func (o *options) verifyRefs(ctx context.Context, dir string, f *os.File, booted time.Time, r *result) error {
+	q := quarantine.For(dir)
+	t, err := mend.Tidy(dir, mend.TidyOptions{Booted: booted, Cutoff: time.Now().Add(-o.timeout), Quarantine: q})
+	r.tidied = describeTidied(t, q)
+	if err != nil || t.TornLines == 0 && len(t.BrokenRefs) == 0 && len(t.TornTables) == 0 {
+		return err
+	}
+	stats := filepath.Join(dir, statsName)
+	err = o.fetch(ctx, dir, f, stats)
+	if note := keepStats(stats, err); note != "" {
+		r.notes = append(r.notes, note)
+	}
+	if err != nil {
+		return fmt.Errorf("the refs set aside were not fetched again: %w", err)
+	}
+	r.tidied = append(r.tidied, "fetched the refs again")
+	return nil
+}
+
 func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	git := inRepo(dir)
 	vo := mend.VerifyOptions{Rate: o.rate, Reserve: cli.ReserveMemory}
