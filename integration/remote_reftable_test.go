@@ -149,3 +149,27 @@ func TestRemoteReftableProcesses(t *testing.T) {
 		t.Errorf("refs of the files mirror\n%s\nof the reftable mirror\n%s", a, b)
 	}
 }
+
+// TestRemoteReftableSHA256: a SHA-256 upstream cloned as a reftable mirror
+// through the helper, then fetched into (git 2.45 and later): the refs
+// are the upstream's, as plain git's mirror of it has them, the session
+// settles the tables, and git fsck is clean.
+func TestRemoteReftableSHA256(t *testing.T) {
+	env := newGitEnv(t, 2, 45)
+	base := t.TempDir()
+	up := newUpstreamOf(t, env, base, "up.git", "sha256", 4, 6)
+	ours, theirs := filepath.Join(base, "ours.git"), filepath.Join(base, "theirs.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "--ref-format=reftable", "durable::file://"+up, ours)
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "--ref-format=reftable", "file://"+up, theirs)
+	advance(t, env, up, 2, "s1")
+	c, _ := durable(t, env, ours, "fetch", "-q")
+	mustRun(t, c, "fetch")
+	gittest.Git(t, env, theirs, "fetch", "-q")
+	if a, b := refs(t, env, ours), refs(t, env, theirs); a != b || !strings.Contains(a, "refs/tags/s1") {
+		t.Errorf("refs through the helper\n%s\nplain git's\n%s", a, b)
+	}
+	if f := strings.TrimSpace(gittest.Git(t, env, ours, "rev-parse", "--show-object-format", "--show-ref-format")); f != "sha256\nreftable" {
+		t.Errorf("formats %q", f)
+	}
+	gittest.Fsck(t, env, ours)
+}
