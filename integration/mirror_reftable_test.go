@@ -106,9 +106,9 @@ func TestMirrorReftableTornTable(t *testing.T) {
 		if err := c.damage(table); err != nil {
 			t.Fatal(err)
 		}
-		if got := gittest.Git(t, env, m, "for-each-ref"); got != "" {
-			t.Logf("%s: git reads the refs of the damaged stack:\n%s", c.name, got)
-		}
+		// git reads no ref, or dies (git 2.55: SIGSEGV).
+		fe := gittest.Exec(t, env, m, nil, "git", "for-each-ref")
+		t.Logf("%s: git for-each-ref of the damaged stack: exit %d, %d bytes", c.name, fe.Code, len(fe.Stdout))
 		cmd := c.run()
 		l := runnerLine(t, cmd, m)
 		if cmd.Code != 0 || !strings.Contains(l, "wrote reftable/tables.list again without the table git cannot read "+filepath.Base(table)) {
