@@ -28,6 +28,9 @@ type Remote struct {
 	o      Options
 	dial   transport.Dial // by the address's scheme (schemes)
 	failed *http.Log      // a request the HTTP client failed as curl would
+	// promisorSaid: the session said that the server's promisor remotes
+	// are not taken (promisorRefused).
+	promisorSaid bool
 }
 
 // Options is what Open needs from the helper.

@@ -26,6 +26,7 @@ import (
 // unacknowledged and a request says "done". It returns the answer once
 // the sections before the pack are read.
 func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
+	u.r.promisorRefused(a)
 	g := newNegotiation(req.Haves, true)
 	g.v2 = true
 	g.trace = roundTrace{t: u.r.o.Trace2, category: "negotiation_v2"}
