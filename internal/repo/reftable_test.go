@@ -5,9 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,33 +14,6 @@ import (
 	"github.com/git-durable/git-durable/object"
 )
 
-// newGit is a git of 2.45 or later (reftable): GIT_DURABLE_NEW_GIT, where
-// .ci/run builds Debian 13's, or the machine's; the test is skipped,
-// saying why, where there is none.
-func newGit(t *testing.T) string {
-	t.Helper()
-	for _, g := range []string{os.Getenv("GIT_DURABLE_NEW_GIT"), "/opt/git-2.47/bin/git", "git"} {
-		if g == "" {
-			continue
-		}
-		out, err := exec.Command(g, "--version").Output()
-		if err != nil {
-			continue
-		}
-		m := regexp.MustCompile(`git version (\d+)\.(\d+)`).FindSubmatch(out)
-		if m == nil {
-			continue
-		}
-		major, _ := strconv.Atoi(string(m[1]))
-		minor, _ := strconv.Atoi(string(m[2]))
-		if major > 2 || major == 2 && minor >= 45 {
-			return g
-		}
-	}
-	t.Skip("no git 2.45 or newer: .ci/run builds one into /opt/git-2.47 (or set GIT_DURABLE_NEW_GIT)")
-	return ""
-}
-
 // TestReadReftable: the refs read from reftable tables are those git
 // for-each-ref lists (symbolic refs left to their targets), for SHA-1 and
 // SHA-256, small blocks (many, with restarts and an index) and git's
@@ -50,7 +21,7 @@ func newGit(t *testing.T) string {
 // older ones, and after git pack-refs compacted them; a table cut short or
 // with a byte changed is an error.
 func TestReadReftable(t *testing.T) {
-	git := newGit(t)
+	git := gittest.NewGit(t, 2, 45)
 	// A stack of tables: git's tests' switch for no compaction after each
 	// write (reftable.autoCompaction came in 2.48).
 	env := append(sealed(t), "GIT_TEST_REFTABLE_AUTOCOMPACTION=false")
@@ -166,7 +137,7 @@ func sortedStrings(s []string) string {
 // the configuration takes its format (2.45 and later), with rev-parse's
 // answer; its refs are read without git for-each-ref.
 func TestFromEnvReftable(t *testing.T) {
-	git := newGit(t)
+	git := gittest.NewGit(t, 2, 45)
 	env := sealed(t)
 	t.Setenv("PATH", filepath.Dir(git)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for _, format := range []string{"sha1", "sha256"} {
