@@ -134,8 +134,9 @@ dist:
 				-o $$dir/$$c$$ext ./cmd/$$c || exit 1; \
 		done; \
 		cp $(MANS) README.md CHANGELOG.md LICENSE $$dir/; \
-		chmod 0644 $$dir/*.1 $$dir/*.md $$dir/LICENSE; \
-		touch -h -d @$(DIST_EPOCH) $$dir $$dir/*; \
+		mkdir -p $$dir/docs && cp -R docs/systemd docs/logrotate docs/prometheus $$dir/docs/; \
+		chmod 0644 $$dir/*.1 $$dir/*.md $$dir/LICENSE $$dir/docs/*/*; \
+		find $$dir -exec touch -h -d @$(DIST_EPOCH) {} +; \
 		if [ $$os = windows ]; then (cd $(DIST) && TZ=UTC zip -qrX $$name.zip $$name); \
 		else tar -C $(DIST) --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(DIST_EPOCH) -cf - $$name | gzip -9n >$(DIST)/$$name.tar.gz; fi; \
 		rm -rf $$dir; \

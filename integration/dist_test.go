@@ -14,7 +14,9 @@ import (
 
 // TestMakeDist: make dist builds, for a target, an archive of static
 // binaries that say the release with --version, with the man pages,
-// README, CHANGELOG and LICENSE, and a SHA256SUMS that sha256sum checks.
+// README, CHANGELOG and LICENSE, the systemd units and timers, the
+// logrotate file and the alert rules the README's host recipe uses, and a
+// SHA256SUMS that sha256sum checks.
 // The archive is named after git describe of the checkout (a release tag
 // only where the commit has one), and a second run gives the same bytes.
 // The README's cron line runs the unpacked runner under cron's PATH,
@@ -52,7 +54,9 @@ func TestMakeDist(t *testing.T) {
 	if out, err := exec.Command("tar", "-C", x, "-xzf", filepath.Join(dist, name+".tar.gz")).CombinedOutput(); err != nil {
 		t.Fatalf("tar: %v\n%s", err, out)
 	}
-	for _, f := range []string{"git-unpack-durable", "git-remote-durable", "git-unpack-durable.1", "git-remote-durable.1", "README.md", "CHANGELOG.md", "LICENSE"} {
+	for _, f := range []string{"git-unpack-durable", "git-remote-durable", "git-unpack-durable.1", "git-remote-durable.1", "README.md", "CHANGELOG.md", "LICENSE",
+		"docs/systemd/git-durable-mirrors.service", "docs/systemd/git-durable-mirrors.timer", "docs/systemd/git-durable-verify.service",
+		"docs/systemd/git-durable-verify.timer", "docs/logrotate/git-durable", "docs/prometheus/git-durable.rules.yml"} {
 		if _, err := os.Stat(filepath.Join(x, name, f)); err != nil {
 			t.Errorf("the archive lacks %s: %v", f, err)
 		}
