@@ -21,9 +21,10 @@ type Run struct {
 	// sync both alike.
 	PackPolicy *batch.Policy
 
-	start time.Time
-	meter *progress.Meter
-	base  int64 // the session's unclaimed repairs as the run began
+	start  time.Time
+	meter  *progress.Meter // the stream's line
+	deltas *progress.Meter // a kept pack's "Resolving deltas"
+	base   int64           // the session's unclaimed repairs as the run began
 }
 
 // Begin begins a run of writes into t's store with the policies its
@@ -79,9 +80,33 @@ func (r *Run) Progress(w io.Writer) func(done, total int, n int64) {
 	}
 }
 
-// Done ends the progress line with git's ", done.", if one was drawn.
+// KeptProgress returns the progress callbacks of a pack that may be kept
+// (unpack.Options.Receiving and Resolving): git index-pack's "Receiving
+// objects" line, then its "Resolving deltas" line once the stream is read.
+func (r *Run) KeptProgress(w io.Writer) (receiving func(done, total int, n int64), resolving func(done, total int)) {
+	receiving = func(done, total int, n int64) {
+		if r.meter == nil {
+			r.meter = progress.New(w, "Receiving objects", total, true)
+		}
+		r.meter.Update(done, n)
+	}
+	resolving = func(done, total int) {
+		if r.deltas == nil {
+			r.Done() // the line of the stream, ", done."
+			r.meter = nil
+			r.deltas = progress.New(w, "Resolving deltas", total, false)
+		}
+		r.deltas.Update(done, 0)
+	}
+	return receiving, resolving
+}
+
+// Done ends the progress lines with git's ", done.", where drawn.
 func (r *Run) Done() {
 	if r.meter != nil {
 		r.meter.Done()
+	}
+	if r.deltas != nil {
+		r.deltas.Done()
 	}
 }

@@ -68,6 +68,7 @@ func (h *helper) unpack(in io.Reader, wants []object.ID, heal func([]object.ID) 
 	}
 	if h.set.progress && h.set.verbosity > 0 {
 		opts.Progress = run.Progress(h.errw)
+		opts.Receiving, opts.Resolving = run.KeptProgress(h.errw)
 	}
 	res, err := unpack.Run(h.ctx, pack, run.Store, run.Policy, opts)
 	if err = h.runErr(in, run, res, err); err != nil {

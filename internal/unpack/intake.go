@@ -111,6 +111,7 @@ func (u *resolver) entry(r *pack.Reader, idx int32, e pack.Entry) error {
 // or the pending list of an id seen nowhere yet.
 func (u *resolver) delta(j *job, baseOff int64, baseID object.ID) {
 	u.mu.Lock()
+	u.deltas++
 	u.entries.at(j.idx).base = baseOutside
 	base := int32(-1)
 	if baseOff >= 0 {

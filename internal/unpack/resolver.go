@@ -40,11 +40,14 @@ type resolver struct {
 	awaiting map[object.ID][]*job     // REF deltas whose base id is nowhere yet
 	baseErrs map[object.ID]*BaseError // pending because the store's copy is unreadable
 	orphans  int                      // deltas whose OFS base is no entry
-	parked   int64                    // data held by waiting and pending deltas
-	aside    aside                    // where deltas' data goes that memory cannot hold
-	later    laterDeltas              // deltas put off to the second pass
-	lead     lead                     // the reader's lead over the workers
-	external map[object.ID]bool       // REF_DELTA bases taken from the store
+	// deltas and resolvedDeltas count the pack's deltas, and those
+	// resolved (for opts.Resolving).
+	deltas, resolvedDeltas int
+	parked                 int64              // data held by waiting and pending deltas
+	aside                  aside              // where deltas' data goes that memory cannot hold
+	later                  laterDeltas        // deltas put off to the second pass
+	lead                   lead               // the reader's lead over the workers
+	external               map[object.ID]bool // REF_DELTA bases taken from the store
 	// reservedBytes: given to opts.Reserve for entries and the second
 	// pass (see reserve.go).
 	reservedBytes int64

@@ -32,6 +32,12 @@ func Run(ctx context.Context, in io.Reader, store *loose.Store, policy *batch.Po
 	if opts.Keep != nil && opts.PackPolicy != nil {
 		policy = opts.PackPolicy
 	}
+	if opts.Keep != nil && opts.Receiving != nil {
+		opts.Progress = opts.Receiving
+	}
+	if opts.Keep == nil {
+		opts.Resolving = nil
+	}
 	u := newResolver(ctx, store, policy, opts)
 	defer context.AfterFunc(ctx, func() {
 		u.mu.Lock()
@@ -79,15 +85,18 @@ func (u *resolver) drive(r *pack.Reader) error {
 		return func(j *job) { u.resolveJob(h, j) }
 	})
 	trailerErr := u.read(r)
+	u.resolving()
 	u.drv.dispatch()
 	u.drv.drain()
 	if u.opts.Heal != nil && trailerErr == nil {
 		u.heal()
 	}
 	u.drv.wait()
+	u.resolving()
 	if u.tally.first() == nil {
 		u.secondPass()
 	}
+	u.resolving()
 	u.drv.stop()
 	u.aside.release()
 	u.dest.wait() // before the --strict writes, which go straight to the store
@@ -96,6 +105,20 @@ func (u *resolver) drive(r *pack.Reader) error {
 	// needed again, and the index files of a kept pack come next.
 	u.cache = nil
 	return err
+}
+
+// resolving tells opts.Resolving how many of the pack's deltas are
+// resolved, where the pack has any.
+func (u *resolver) resolving() {
+	if u.opts.Resolving == nil {
+		return
+	}
+	u.mu.Lock()
+	done, total := u.resolvedDeltas, u.deltas
+	u.mu.Unlock()
+	if total > 0 {
+		u.opts.Resolving(done, total)
+	}
 }
 
 // result publishes a kept pack, ends the transaction and says what the run

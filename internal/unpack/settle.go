@@ -70,8 +70,12 @@ func (u *resolver) write(id object.ID, typ object.Type, data []byte) error {
 
 func (u *resolver) done(idx int32, id object.ID, typ object.Type) {
 	u.mu.Lock()
-	u.entries.at(idx).typ = typ
-	u.entries.at(idx).done = true
+	e := u.entries.at(idx)
+	e.typ = typ
+	if !e.done && e.base != fullObject {
+		u.resolvedDeltas++
+	}
+	e.done = true
 	u.mu.Unlock()
 }
 

@@ -66,6 +66,14 @@ type Options struct {
 	// Progress, when set, is called after each entry with the number of
 	// entries read, the total the header declared and the bytes consumed.
 	Progress func(done, total int, bytes int64)
+	// Receiving, when set and the pack is kept, is called in the place of
+	// Progress (git's index-pack says "Receiving objects" where
+	// unpack-objects says "Unpacking objects"); Resolving then with the
+	// deltas of the pack resolved and their number, once the stream is
+	// read and as the deltas left are resolved (not for a pack without
+	// deltas, as index-pack).
+	Receiving func(done, total int, bytes int64)
+	Resolving func(done, total int)
 	// Tee, when set, receives a verbatim copy of the pack stream.
 	Tee io.Writer
 	// Object, when set, is called for every object of the pack once it is
