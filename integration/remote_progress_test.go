@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -56,5 +57,50 @@ func TestRemoteProgressKept(t *testing.T) {
 	mustRun(t, c, "fetch")
 	if l := progressLast(string(c.Stderr)); !strings.HasSuffix(l["Unpacking objects"], " done") || l["Receiving objects"] != "" {
 		t.Errorf("an exploded fetch: %v\n%s", l, c.Stderr)
+	}
+}
+
+// TestRemoteVerboseDurable: git fetch -v through the helper ends with one
+// line that says what was made durable — the objects, the files of the
+// repository, the filesystem and the flushes — and, where the settings
+// turn syncing off (core.fsync=none), that nothing was and why; without
+// -v, no such line. (Before: a line per batch and another for the
+// repository's files, none naming the filesystem, and the same "durable:"
+// words where nothing was synced.)
+func TestRemoteVerboseDurable(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	m := filepath.Join(base, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "durable::file://"+up, m)
+	durableLines := func(stderr []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(stderr), "\n") {
+			if strings.HasPrefix(l, "durable:") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for i, tc := range []struct {
+		args []string
+		want *regexp.Regexp
+	}{
+		{[]string{"fetch", "-v"}, regexp.MustCompile(`^durable: [1-9]\d* objects \([1-9]\d* written, 0 present, 0 repaired\) and [1-9]\d* files of the repository made durable on \S.* \((batch|fallback-fsync|fsync): writeout-only \d+, hardware-flush [1-9]\d*\)(; checked \d+ loose objects in \S+ s for what a crash broke, 0 broken)?$`)},
+		{[]string{"-c", "core.fsync=none", "fetch", "-v"}, regexp.MustCompile(`^durable: not made durable: [1-9]\d* objects and 0 files of the repository written, none: no sync at all`)},
+		{[]string{"fetch"}, nil},
+	} {
+		advance(t, env, up, 1, fmt.Sprintf("vd%d", i))
+		c := gittest.Exec(t, env, m, nil, "git", tc.args...)
+		mustRun(t, c, strings.Join(tc.args, " "))
+		lines := durableLines(c.Stderr)
+		lastLine := strings.TrimSpace(string(c.Stderr))
+		lastLine = lastLine[strings.LastIndexByte(lastLine, '\n')+1:]
+		switch {
+		case tc.want == nil && len(lines) != 0:
+			t.Errorf("%v: %q", tc.args, lines)
+		case tc.want != nil && (len(lines) != 1 || !tc.want.MatchString(lines[0]) || lastLine != lines[0]):
+			t.Errorf("%v: %q, the last line %q\n%s", tc.args, lines, lastLine, c.Stderr)
+		}
 	}
 }

@@ -56,6 +56,7 @@ type helper struct {
 	// line is the session's line (endSession), what git asked for and
 	// what its batches and the settle did added up as they come.
 	line      SessionStats
+	checked   string     // what the crash check of the session found (sweep), for -v
 	sought    []string   // the batch's "<id> <name>" lines, for a .promisor
 	before    *repoState // the repository at git's first list, fetch or push
 	shallowed bool       // the session wrote $GIT_DIR/shallow
@@ -103,6 +104,7 @@ func Run(ctx context.Context, args []string, env proc.Env, opts Options) error {
 	}
 	if err == nil {
 		h.settle()
+		h.sayDurable()
 	}
 	h.hup.close()
 	h.close()

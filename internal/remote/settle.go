@@ -153,10 +153,6 @@ func (h *helper) settle() {
 		return
 	}
 	h.line.Settled = n
-	if n > 0 && h.set.verbosity >= 2 {
-		fmt.Fprintf(h.errw, "durable: %d files of the repository (refs, HEAD, config), %s: writeout-only %d, hardware-flush %d\n",
-			n, st.Path, st.WriteoutOnly, st.HardwareFlush)
-	}
 }
 
 // adoptChanged adopts into tx the files git wrote during the session, and

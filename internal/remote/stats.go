@@ -36,7 +36,6 @@ type BatchStats struct {
 // batch's own line to the report.StatsEnv file, and shows it with git
 // fetch -v.
 func (h *helper) account(stats objstore.Stats, err error) {
-	st := stats.Stats
 	h.line.add(stats)
 	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.line.Batches, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
 	h.shallowed = false
@@ -51,11 +50,36 @@ func (h *helper) account(stats objstore.Stats, err error) {
 	case err != nil:
 		bs.Error = h.describe(&packError{err: err})
 	}
-	if h.set.verbosity >= 2 {
-		fmt.Fprintf(h.errw, "durable: %d objects (%d written, %d present, %d repaired), %s: writeout-only %d, hardware-flush %d\n",
-			bs.Objects, bs.Written, bs.Existing, bs.Repaired, st.Path, st.WriteoutOnly, st.HardwareFlush)
-	}
 	h.appendStats(bs)
+}
+
+// sayDurable says, with git fetch -v (verbosity 2), in one line at the end
+// of a session that fetched or settled anything, what was made durable and
+// how — objects, files of the repository, the filesystem, the sync path
+// and its flushes — or that nothing was, and why.
+func (h *helper) sayDurable() {
+	l := h.line
+	if h.set.verbosity < 2 || l.Batches == 0 && l.Settled == 0 {
+		return
+	}
+	checked := ""
+	if h.checked != "" {
+		checked = "; " + h.checked
+	}
+	if !l.Path.Flushed() {
+		why := l.Path.Describe()
+		if l.Settings != "" {
+			why += "; " + l.Settings
+		}
+		fmt.Fprintf(h.errw, "durable: not made durable: %d objects and %d files of the repository written, %s%s\n", l.Objects, l.Settled, why, checked)
+		return
+	}
+	fs := l.Filesystem
+	if fs == "" {
+		fs = l.DescribeFS()
+	}
+	fmt.Fprintf(h.errw, "durable: %d objects (%d written, %d present, %d repaired) and %d files of the repository made durable on %s (%s: writeout-only %d, hardware-flush %d)%s\n",
+		l.Objects, l.Written, l.Existing, l.Repaired, l.Settled, fs, l.Path, l.WriteoutOnly, l.HardwareFlush, checked)
 }
 
 // appendStats appends v as one JSON line to the report.StatsEnv file, if

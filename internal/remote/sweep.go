@@ -86,10 +86,7 @@ func (h *helper) scan(r *repo.Repo) ([]object.ID, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.line.Checked = n
-	if h.set.verbosity >= 2 {
-		fmt.Fprintf(h.errw, "durable: checked %d loose objects in %.3f s, %d broken\n", n, time.Since(start).Seconds(), len(broken))
-	}
+	h.line.Checked, h.checked = n, fmt.Sprintf("checked %d loose objects in %.3f s for what a crash broke, %d broken", n, time.Since(start).Seconds(), len(broken))
 	var ids []object.ID
 	for _, b := range broken {
 		h.brokenType[b.ID] = b.Type
