@@ -18,7 +18,7 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/git-durable/git-durable/inter
 # PATH.
 SOURCES := go.mod go.sum $(shell find . -name '*.go' ! -name '*_test.go' ! -path './integration/*' ! -path './bench/*' ! -path './.git/*')
 
-.PHONY: all build test vet fmtvet fuzz bench install uninstall demo dist clean FORCE
+.PHONY: all build test vet fmtvet fuzz bench install uninstall demo dist deb clean FORCE
 
 all: build
 
@@ -142,6 +142,23 @@ dist:
 		rm -rf $$dir; \
 	done
 	@cd $(DIST) && sha256sum git-durable-* > SHA256SUMS && cat SHA256SUMS
+
+# A Debian package, built with dpkg-deb from a control file and maintainer
+# scripts (packaging/deb): no debhelper or nfpm to install, on the Debian
+# hosts the package is for. Static binaries, as make dist's; the version
+# is the release, with the commit where it is not the release's tag; two
+# builds of one commit give the same bytes. apt-get install
+# ./dist/git-durable_<version>_<arch>.deb installs it.
+DEB_ARCH    ?= $(or $(shell dpkg --print-architecture 2>/dev/null),$(shell $(GO) env GOARCH))
+DEB_VERSION ?= $(patsubst v%,%,$(RELEASE))$(if $(filter $(RELEASE),$(DIST_VERSION)),,+git.$(subst -,.,$(DIST_VERSION)))
+deb:
+	@mkdir -p $(BIN)/deb
+	@for c in git-unpack-durable git-remote-durable; do \
+		CGO_ENABLED=0 $(GO) build -trimpath \
+			-ldflags "-s -w -X github.com/git-durable/git-durable/internal/cli.version=$(or $(VERSION),$(RELEASE))" \
+			-o $(BIN)/deb/$$c ./cmd/$$c || exit 1; \
+	done
+	@packaging/deb/build.sh $(DIST) $(DEB_VERSION) $(DEB_ARCH) $(DIST_EPOCH) $(BIN)/deb
 
 # The exec-path links are checked first, so that a failure leaves nothing
 # half installed: the directory must be writable, and a file there that is

@@ -17,10 +17,12 @@ import (
 const readmeUser = "gd-readme-test"
 
 // TestOperatorReadme follows the README's "A mirror host on Debian 12" as
-// an operator does, command by command, with the host's paths moved under
-// the test's directory (/usr/local, /srv/git, /var/lib/git-durable,
+// an operator does, command by command, from the package make deb builds:
+// its files extracted under the test's directory, the host's paths moved
+// there (/usr/bin, /lib/systemd, /srv/git, /var/lib/git-durable,
 // node_exporter's textfile directory, /etc), its user "git" a user the test
-// creates, its upstream a local one, and systemd's start of the service
+// creates as the package's postinst does (TestDebianPackage installs it with
+// apt-get), its upstream a local one, and systemd's start of the service
 // done by hand: each service's ExecStart, as its User= with its
 // Environment= and systemd's PATH, which holds no helper. systemd-analyze
 // verifies the unit and the timer, logrotate -d the rotation, and
@@ -30,7 +32,7 @@ func TestOperatorReadme(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("creating the mirrors' user needs root")
 	}
-	for _, tool := range []string{"make", "go", "adduser", "runuser", "userdel"} {
+	for _, tool := range []string{"make", "go", "adduser", "runuser", "userdel", "dpkg-deb"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: %v", tool, err)
 		}
@@ -51,7 +53,7 @@ func TestOperatorReadme(t *testing.T) {
 	url := fmtDaemonURL(startDaemon(t, env, upstreams), "up.git")
 	os.Chmod(filepath.Dir(host), 0o755) // the mirrors' user reaches its home
 	textfile := filepath.Join(host, "var/lib/prometheus/node-exporter")
-	for _, d := range []string{filepath.Join(host, "etc/systemd/system"), filepath.Join(host, "etc/logrotate.d"), textfile} {
+	for _, d := range []string{textfile} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -62,22 +64,21 @@ func TestOperatorReadme(t *testing.T) {
 		exec.Command("userdel", readmeUser).Run()
 		exec.Command("groupdel", readmeUser).Run()
 	})
-	prefix := filepath.Join(host, "usr/local")
+	bin := filepath.Join(host, "usr/bin")
 	move := strings.NewReplacer(
-		"/usr/local", prefix, "/srv/git", filepath.Join(host, "srv/git"), "/var/lib/git-durable", filepath.Join(host, "var/lib/git-durable"),
+		"/usr/bin/", bin+"/", "/srv/git", filepath.Join(host, "srv/git"), "/var/lib/git-durable", filepath.Join(host, "var/lib/git-durable"),
 		"/var/lib/prometheus/node-exporter", textfile, "/etc/", filepath.Join(host, "etc")+"/",
 		"https://example.com/project.git", url, "su git git", "su "+readmeUser+" "+readmeUser, "User=git", "User="+readmeUser, "Group=git", "Group="+readmeUser,
-		"-o git -g git", "-o "+readmeUser+" -g "+readmeUser, "sudo -u git ", "runuser -u "+readmeUser+" -- ", "chgrp git ", "chgrp "+readmeUser+" ")
-	shell := append(env, "PATH="+filepath.Join(prefix, "bin")+":/usr/sbin:/sbin:"+os.Getenv("PATH"),
-		"GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
+		"-o git -g git", "-o "+readmeUser+" -g "+readmeUser, "runuser -u git -- ", "runuser -u "+readmeUser+" -- ", "chgrp git ", "chgrp "+readmeUser+" ")
+	shell := append(env, "PATH="+bin+":/usr/sbin:/sbin:"+os.Getenv("PATH"))
 	ran := 0
 	for _, step := range steps {
-		line := strings.ReplaceAll(move.Replace(step), "sudo ", "")
+		line := move.Replace(step)
 		switch {
-		case strings.HasPrefix(line, "adduser ") && strings.HasSuffix(line, " git"):
-			line = strings.TrimSuffix(line, "git") + readmeUser
-		case strings.HasPrefix(line, "make install"):
-			line = "make -s -C " + root + " install PREFIX=" + prefix + " GITEXECDIR= BIN=" + filepath.Join(host, "build")
+		case strings.HasPrefix(line, "apt-get install ./git-durable_"):
+			// The package (make deb), its files extracted under the host
+			// directory, and what its postinst does: the system user.
+			line = "dpkg-deb -x " + makeDeb(t) + " " + host + " && adduser --system --group --home " + filepath.Join(host, "var/lib/git-durable") + " " + readmeUser
 		case strings.HasPrefix(line, "apt-get install"), strings.HasPrefix(line, "systemctl "):
 			continue // node_exporter is there; systemd's start is done by hand below
 		}
@@ -88,10 +89,10 @@ func TestOperatorReadme(t *testing.T) {
 		}
 		ran++
 	}
-	if ran < 6 {
+	if ran < 4 {
 		t.Fatalf("ran %d of the README's steps: %q", ran, steps)
 	}
-	unit := filepath.Join(host, "etc/systemd/system/git-durable-mirrors.service")
+	unit := filepath.Join(host, "lib/systemd/system/git-durable-mirrors.service")
 	rewriteFile(t, unit, move)
 	rewriteFile(t, filepath.Join(host, "etc/logrotate.d/git-durable"), move)
 	service := readService(t, unit)
@@ -103,7 +104,7 @@ func TestOperatorReadme(t *testing.T) {
 			t.Fatalf("run %d of the service:\n%s", i+1, c)
 		}
 	}
-	verifyUnit := filepath.Join(host, "etc/systemd/system/git-durable-verify.service")
+	verifyUnit := filepath.Join(host, "lib/systemd/system/git-durable-verify.service")
 	rewriteFile(t, verifyUnit, move)
 	if c := startService(t, readService(t, verifyUnit)); !strings.Contains(c, mirror+" ok ") || !strings.Contains(c, "(verified ") {
 		t.Errorf("the verification service:\n%s", c)
