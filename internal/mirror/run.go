@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,35 @@ its owner (safe.directory) is not touched. Exit 1 if any failed.
                          --full does (git-remote-durable --verify <dir>...)
   --rate <bytes>         with --verify: read packs at most that fast (k, m, g)`
 
+// verifyUsage is what --verify -h prints after "usage: ".
+const verifyUsage = `git-remote-durable --verify [<options>] <dir>...
+
+Checks every repository at and under each <dir> as git fsck --full does for
+what a disk, a restore or an unsynced writer can break: every pack's
+checksum and index, each packed object's CRC, inflation and hash, every
+loose object, every ref's object, and the refs themselves (a torn
+packed-refs, broken loose refs, reftable tables git cannot read). What is
+broken or missing is fetched again from the repository's upstream and
+written durably (everything again where that costs less than by id); what
+it replaces is set aside in the repository's durable-quarantine/, never
+deleted. One line per repository on stdout: "ok" with what was verified or
+mended, "failed" naming what is left broken, or "skipped" (an update holds
+it). Exit 0 when every repository is sound or mended, 1 if any failed, 129
+for a wrong option.
+
+  -j <n>                 repositories verified at once (default 2)
+  --rate <bytes>         read packs at most that fast, with k, m or g
+                         (default: as fast as they come; the shipped unit
+                         uses 100m)
+  --timeout <duration>   time limit of one repository (default 1h); the
+                         upstream's answer is given up after a quarter of it
+  --quarantine-days <n>  days what a run sets aside is kept (default 14; 0
+                         empties it now)
+  --metrics <file>       write the git_durable_verify_* series there, in
+                         Prometheus' text format
+  --metrics-label <text> the runner label of the run's series (default: the
+                         <dir>s)`
+
 // options are the runner's settings.
 type options struct {
 	jobs    int
@@ -98,11 +128,15 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	fs.BoolVar(&o.verify, "verify", false, "")
 	fs.Func("rate", "", func(v string) (err error) { o.rate, err = parseRate(v); return err })
+	help := usage
+	if slices.Contains(args, VerifyFlag) {
+		help = verifyUsage
+	}
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "error: %v\n", err)
 		}
-		return o, &cli.UsageError{Usage: usage}
+		return o, &cli.UsageError{Usage: help}
 	}
 	o.roots = fs.Args()
 	o.keep = time.Duration(*days) * 24 * time.Hour
@@ -125,7 +159,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	default:
 		return o, nil
 	}
-	return o, &cli.UsageError{Usage: usage}
+	return o, &cli.UsageError{Usage: help}
 }
 
 // Run is git-remote-durable --update-mirrors with the arguments that follow
