@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,10 +52,27 @@ func TestDemoExplainsFallback(t *testing.T) {
 		if n := strings.Count(string(out), why); tc.explain && n != 1 || !tc.explain && strings.Contains(string(out), "fallback-fsync") {
 			t.Errorf("make demo in %s: %d explanations\n%s", tc.dir, n, out)
 		}
+		// What durability costs: the same fetch into loose objects three
+		// ways — git's defaults, git's fsync of each object, the helper —
+		// the same objects, a flush per object for git's fsync, a few for
+		// the helper.
+		costs := regexp.MustCompile(`(?m)^(plain git \(its defaults|plain git, core\.fsync|through the helper).* +[0-9.]+ s, +(\d+) device flushes, (\d+) loose objects$`).FindAllStringSubmatch(string(out), -1)
+		if len(costs) != 3 || costs[0][3] != costs[2][3] || costs[1][3] != costs[2][3] || atoi(costs[1][2]) < atoi(costs[1][3]) || atoi(costs[2][2]) > 10 || atoi(costs[2][3]) < 1000 {
+			t.Errorf("make demo in %s: what durability costs: %q\n%s", tc.dir, costs, out)
+		}
 		// The clone and the fetch: a batch line each, then the session's
 		// line, which is not a second batch.
 		if b, w := strings.Count(string(out), "\nfetch batch: "), strings.Count(string(out), "\nthe whole fetch (fetched): "); b != 2 || w != 2 {
 			t.Errorf("make demo in %s: %d fetch batches and %d sessions said, want 2 and 2\n%s", tc.dir, b, w, out)
 		}
 	}
+}
+
+// atoi is s as a number, -1 where it is none.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
