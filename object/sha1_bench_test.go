@@ -20,7 +20,7 @@ import (
 // detection of one's own would add to plain SHA-1: the message expansion
 // of each block and the check. They measure whether a pipeline of plain
 // SHA-1 beside a separate check could be faster than sha1cd (docs/
-// performance.md, kept packs): go test -bench SHA1 ./object
+// performance-notes.md, kept packs): go test -bench SHA1 ./object
 
 // benchData is a MiB of pseudo-random bytes, the same in every run.
 var benchData = func() []byte {
