@@ -76,23 +76,28 @@ func tidyPackedRefs(dir string, o TidyOptions) (int, error) {
 }
 
 // writePackedRefs writes the packed-refs of the git directory dir again
-// with lines, under git's lock (packed-refs.lock), written out before its
-// rename and flushed after it (the batch scheme, or its fallback); the one
-// it replaces is kept in the quarantine q before the rename.
+// with lines (writeLocked).
 func writePackedRefs(dir string, lines []string, fsys batch.FS, q *quarantine.Dir) error {
-	path := filepath.Join(dir, "packed-refs")
-	p := batch.New(fsys, dir, batch.Options{Method: batch.Batch})
+	return writeLocked(filepath.Join(dir, "packed-refs"), []byte(strings.Join(lines, "")), fsys, q)
+}
+
+// writeLocked writes the file path of a repository again with content,
+// under git's lock (path.lock, which must not exist: another writer's, an
+// error that is fs.ErrExist), written out before its rename and flushed
+// after it (the batch scheme, or its fallback); the file it replaces is
+// kept in the quarantine q before the rename.
+func writeLocked(path string, content []byte, fsys batch.FS, q *quarantine.Dir) error {
+	p := batch.New(fsys, filepath.Dir(path), batch.Options{Method: batch.Batch})
 	f, err := p.FS().Create(path+".lock", 0o666)
 	if err != nil {
 		return fmt.Errorf("cannot write %s again: %w", path, err)
 	}
 	tx := p.Begin()
-	if _, err := f.Write([]byte(strings.Join(lines, ""))); err != nil {
-		f.Close()
-		fsys.Remove(path + ".lock")
-		return err
+	_, err = f.Write(content)
+	if err == nil {
+		err = q.Keep(path)
 	}
-	if err := q.Keep(path); err != nil {
+	if err != nil {
 		f.Close()
 		fsys.Remove(path + ".lock")
 		return err

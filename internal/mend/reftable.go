@@ -2,7 +2,6 @@ package mend
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -44,32 +43,13 @@ func tidyReftable(dir string, o TidyOptions) ([]string, error) {
 	if len(torn) == 0 {
 		return nil, nil
 	}
-	list := filepath.Join(table, "tables.list")
-	p := batch.New(o.FS, table, batch.Options{Method: batch.Batch})
-	f, err := p.FS().Create(list+".lock", 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, nil // a writer holds the stack: the update fails in git's words
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s again: %w", list, err)
-	}
 	content := ""
 	if len(keep) > 0 {
 		content = strings.Join(keep, "\n") + "\n"
 	}
-	tx := p.Begin()
-	_, err = f.Write([]byte(content))
-	if err == nil {
-		err = o.Quarantine.Keep(list)
-	}
-	if err != nil {
-		f.Close()
-		o.FS.Remove(list + ".lock")
-		return nil, err
-	}
-	err = tx.Commit(f, list)
-	if endErr := tx.End(); err == nil {
-		err = endErr
+	err = writeLocked(filepath.Join(table, "tables.list"), []byte(content), o.FS, o.Quarantine)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, nil // a writer holds the stack: the update fails in git's words
 	}
 	if err != nil {
 		return nil, err
