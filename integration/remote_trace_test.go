@@ -37,7 +37,9 @@ func packetLines(t *testing.T, path string, identities ...string) []string {
 // every transport and both protocol versions: the advertisement it read,
 // the new tip it wanted, the haves it sent and the upstream's answer, the
 // pack as "PACK ...". Plain git's fetch, traced the same way, wants the
-// same tip. (Before: nothing of the helper's dialogue was traced.)
+// same tip, and over git:// opens with the same request line. (Before:
+// nothing of the helper's dialogue was traced; then not git://'s request
+// line.)
 func TestRemotePacketTrace(t *testing.T) {
 	forKinds(t, func(t *testing.T, env []string, up upstream) {
 		work := t.TempDir()
@@ -67,6 +69,13 @@ func TestRemotePacketTrace(t *testing.T) {
 		gitText := strings.Join(packetLines(t, gitTrace, "fetch", "fetch-pack"), "\n") + "\n"
 		if !want.MatchString(gitText) {
 			t.Errorf("plain git's trace lacks the want of %s:\n%.3000s", tip, gitText)
+		}
+		// git://'s request line, the first thing either sends.
+		if strings.HasPrefix(up.url, "git://") {
+			first := func(text string) string { l, _, _ := strings.Cut(text, "\n"); return l }
+			if a, b := first(text), first(gitText); a != b || !strings.HasPrefix(a, "> git-upload-pack /") {
+				t.Errorf("the request line: ours %q, git's %q", a, b)
+			}
 		}
 	})
 }

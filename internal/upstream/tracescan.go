@@ -27,6 +27,9 @@ func traceTransport(t transport.Transport, pt *PacketTrace) transport.Transport 
 	if pt == nil {
 		return t
 	}
+	if rt, ok := t.(transport.RequestTracer); ok {
+		rt.TraceRequest(&packetScan{t: pt, dir: '>'})
+	}
 	return &traced{Transport: t, t: pt}
 }
 

@@ -37,6 +37,13 @@ type Transport interface {
 	Close() error
 }
 
+// RequestTracer is a Transport whose session opens with a request of its
+// own before the service answers (git://'s request line): TraceRequest
+// gives it where to copy that request's bytes, for GIT_TRACE_PACKET.
+type RequestTracer interface {
+	TraceRequest(w io.Writer)
+}
+
 // Advertised reads a service's advertisement from in and returns the
 // protocol version the service answered with.
 type Advertised func(in *bufio.Reader) (version int, err error)

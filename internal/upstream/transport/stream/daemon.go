@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -25,6 +26,14 @@ func Daemon(a *transport.Address) Connector {
 type daemonTransport struct {
 	ep         *transport.Address
 	host, path string
+	trace      io.Writer // takes a copy of the request line, where set
+}
+
+// withTrace is the transport copying its request line to w.
+func (t *daemonTransport) withTrace(w io.Writer) Connector {
+	c := *t
+	c.trace = w
+	return &c
 }
 
 // Connect connects and sends the request line.
@@ -46,7 +55,11 @@ func (t *daemonTransport) Connect(ctx context.Context, service string, version i
 		// GIT_PROTOCOL.
 		req += fmt.Sprintf("\x00version=%d\x00", version)
 	}
-	if _, err := pktline.WriteString(c, req); err != nil {
+	var w io.Writer = c
+	if t.trace != nil {
+		w = io.MultiWriter(c, t.trace)
+	}
+	if _, err := pktline.WriteString(w, req); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -53,10 +53,25 @@ type session struct {
 	v2     bool // protocol v2: a flush ends the session after any command
 	done   bool
 	err    error
+	trace  io.Writer // takes the connector's own request, where set
 }
 
+// tracing is a Connector that can copy the request it opens a connection
+// with to a writer.
+type tracing interface {
+	withTrace(w io.Writer) Connector
+}
+
+// TraceRequest copies the connector's own request (git://'s request line)
+// to w as the session opens.
+func (s *session) TraceRequest(w io.Writer) { s.trace = w }
+
 func (s *session) Handshake(ctx context.Context, service string, version int, read transport.Advertised) error {
-	c, err := s.c.Connect(ctx, service, version)
+	connector := s.c
+	if t, ok := connector.(tracing); ok && s.trace != nil {
+		connector = t.withTrace(s.trace)
+	}
+	c, err := connector.Connect(ctx, service, version)
 	if err != nil {
 		return err
 	}
