@@ -163,10 +163,10 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 	}
 	since := h.began.Add(-settleSlack)
 	n := 0
-	adopt := func(name string) error {
+	adopt := func(name string, since time.Time) error {
 		st, err := os.Lstat(name)
 		if err != nil || !st.Mode().IsRegular() || st.ModTime().Before(since) {
-			return nil // gone, or not git's file, or older than the session
+			return nil // gone, or not git's file, or older than since
 		}
 		if err := tx.Adopt(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -213,19 +213,15 @@ func (h *helper) adoptChanged(tx *batch.Transaction, gitDir, common string) (int
 			if rerr != nil {
 				return
 			}
+			from := since
+			if dir == table && h.set.cloning {
+				from = time.Time{} // a clone's tables: of any age
+			}
 			for _, e := range entries {
-				if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".lock") {
-					continue
-				}
-				name := filepath.Join(dir, e.Name())
-				if dir == table && h.set.cloning {
-					if err = tx.Adopt(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if e.Type().IsRegular() && !strings.HasSuffix(e.Name(), ".lock") {
+					if err = adopt(filepath.Join(dir, e.Name()), from); err != nil {
 						return
 					}
-					err = nil
-					n++
-				} else if err = adopt(name); err != nil {
-					return
 				}
 			}
 		})

@@ -32,9 +32,9 @@ type BatchStats struct {
 	Error string `json:"error,omitempty"`
 }
 
-// account adds a batch's stats to the session's line, appends the
-// batch's own line to the report.StatsEnv file, and shows it with git
-// fetch -v.
+// account adds a batch's stats to the session's line and appends the
+// batch's own line to the report.StatsEnv file (git fetch -v shows the
+// session's, sayDurable).
 func (h *helper) account(stats objstore.Stats, err error) {
 	h.line.add(stats)
 	bs := BatchStats{URL: h.url, Repository: h.gitDir(), Batch: h.line.Batches, Stats: stats, Promisor: stats.Pack != "" && h.set.promisor(), Shallow: h.shallowed}
