@@ -65,17 +65,21 @@ func (t *Trace2) Counters(st batch.Stats) {
 // leaves them out. A nil Trace2 writes nothing; its methods may be called
 // from any goroutine.
 type Trace2 struct {
-	mu       sync.Mutex
-	tr       trace2
-	target   string
-	stderr   io.Writer
-	w        io.Writer
-	done     func()
-	opened   bool
-	nesting  int         // GIT_TRACE2_EVENT_NESTING
-	regions  []time.Time // the open regions' starts
-	category []string    // and their categories and labels
-	label    []string
+	mu      sync.Mutex
+	tr      trace2
+	target  string
+	stderr  io.Writer
+	w       io.Writer
+	done    func()
+	opened  bool
+	nesting int      // GIT_TRACE2_EVENT_NESTING
+	regions []region // the open regions, innermost last
+}
+
+// region is an open region: when it began, what it is.
+type region struct {
+	start           time.Time
+	category, label string
 }
 
 // OpenTrace2 returns the trace GIT_TRACE2_EVENT asks for, nil for none.
@@ -86,7 +90,7 @@ type Trace2 struct {
 // ignored.
 func OpenTrace2(getenv func(string) string, stderr io.Writer) *Trace2 {
 	target := getenv("GIT_TRACE2_EVENT")
-	if target == "" || target == "0" || strings.EqualFold(target, "false") {
+	if traceOff(target) {
 		return nil
 	}
 	t := &Trace2{tr: trace2{sid: sessionID(getenv("GIT_TRACE2_PARENT_SID"))}, target: target, stderr: stderr, nesting: 2}
@@ -107,9 +111,7 @@ func (t *Trace2) Enter(category, label, msg string) {
 	if depth := len(t.regions) + 1; depth <= t.nesting {
 		t.writeLocked("region_enter", fmt.Sprintf(`,"repo":0,"nesting":%d,"category":%s,"label":%s%s}`, depth, quote(category), quote(label), msgKey(msg)))
 	}
-	t.regions = append(t.regions, time.Now())
-	t.category = append(t.category, category)
-	t.label = append(t.label, label)
+	t.regions = append(t.regions, region{time.Now(), category, label})
 }
 
 // Leave closes the innermost region Enter opened; msg may be empty.
@@ -123,11 +125,11 @@ func (t *Trace2) Leave(msg string) {
 	if n < 0 {
 		return
 	}
-	since, category, label := t.regions[n], t.category[n], t.label[n]
-	t.regions, t.category, t.label = t.regions[:n], t.category[:n], t.label[:n]
+	r := t.regions[n]
+	t.regions = t.regions[:n]
 	if depth := n + 1; depth <= t.nesting {
 		t.writeLocked("region_leave", fmt.Sprintf(`,"repo":0,"t_rel":%.6f,"nesting":%d,"category":%s,"label":%s%s}`,
-			time.Since(since).Seconds(), depth, quote(category), quote(label), msgKey(msg)))
+			time.Since(r.start).Seconds(), depth, quote(r.category), quote(r.label), msgKey(msg)))
 	}
 }
 
@@ -144,7 +146,7 @@ func (t *Trace2) Data(category, key string, value int64) {
 	}
 	since := processStart
 	if len(t.regions) > 0 {
-		since = t.regions[len(t.regions)-1]
+		since = t.regions[len(t.regions)-1].start
 	}
 	t.writeLocked("data", fmt.Sprintf(`,"repo":0,"t_abs":%.6f,"t_rel":%.6f,"nesting":%d,"category":%s,"key":%s,"value":%s}`,
 		time.Since(processStart).Seconds(), time.Since(since).Seconds(), depth, quote(category), quote(key), quote(strconv.FormatInt(value, 10))))
@@ -201,14 +203,12 @@ type trace2 struct {
 // open returns where the events go for target, and what to call when
 // done; nil when nowhere.
 func (tr trace2) open(target string, stderr io.Writer) (io.Writer, func()) {
-	nothing := func() {}
+	w, on := TraceTarget(target, "trace2", stderr)
 	switch {
-	case target == "" || target == "0" || strings.EqualFold(target, "false"):
+	case !on:
 		return nil, nil
-	case target == "1" || strings.EqualFold(target, "true") || target == "2":
-		return stderr, nothing
-	case len(target) == 1 && target[0] >= '0' && target[0] <= '9':
-		return os.NewFile(uintptr(target[0]-'0'), "trace2"), nothing
+	case w != nil:
+		return w, func() {}
 	case filepath.IsAbs(target):
 		flags, name := os.O_WRONLY|os.O_APPEND|os.O_CREATE, target
 		if fi, err := os.Stat(target); err == nil && fi.IsDir() {

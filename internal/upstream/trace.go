@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/repo"
+	"github.com/git-durable/git-durable/internal/report"
 )
 
 // traceIdentity names the helper in its packet lines, where git writes
@@ -48,13 +49,12 @@ func OpenPacketTrace(getenv func(string) string, stderr io.Writer, scrub func(st
 	const key = "GIT_TRACE_PACKET"
 	target := getenv(key)
 	t := &PacketTrace{stderr: stderr, scrub: scrub, redact: true}
+	w, on := report.TraceTarget(target, key, stderr)
 	switch {
-	case target == "" || target == "0" || strings.EqualFold(target, "false"):
+	case !on:
 		return nil
-	case target == "1" || strings.EqualFold(target, "true") || target == "2":
-		t.w = stderr
-	case len(target) == 1 && target[0] >= '0' && target[0] <= '9':
-		t.w = os.NewFile(uintptr(target[0]-'0'), key)
+	case w != nil:
+		t.w = w
 	case filepath.IsAbs(target):
 		f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 		if err != nil {
