@@ -89,7 +89,7 @@ func (g *negotiation) grow(count int) int {
 // round returns the next round's new haves (v0: up to the next flush
 // point), none when the negotiation is over.
 func (g *negotiation) round() []object.ID {
-	if g.ready || g.over || g.n == nil || g.claimed && g.inVain >= maxInVain {
+	if g.ready || g.over || g.n == nil || g.gaveUp() {
 		return nil
 	}
 	size := g.flushAt - g.sent
@@ -106,6 +106,10 @@ func (g *negotiation) round() []object.ID {
 	g.flushAt = g.grow(g.flushAt)
 	return haves
 }
+
+// gaveUp reports whether the haves in vain end the negotiation: 256 of
+// them since an acknowledgement was seen (fetch-pack's test).
+func (g *negotiation) gaveUp() bool { return g.claimed && g.inVain >= maxInVain }
 
 // next returns the next v0 round: new haves (round), or, with probe, none
 // but those acknowledged. A v0 upload-pack says "ready" at the end of a

@@ -37,7 +37,7 @@ func (a *v2) fetch(u *Upload, req *FetchRequest) (*Pack, error) {
 		// send_fetch_request's test: no haves left, or an acknowledgement
 		// seen and 256 haves in vain with this round's.
 		haves := g.round()
-		done := len(haves) == 0 || g.claimed && g.inVain >= maxInVain
+		done := len(haves) == 0 || g.gaveUp()
 		g.trace.added(len(haves), g.inVain)
 		args, err := a.fetchArgs(u.r, req, append(g.common[:len(g.common):len(g.common)], haves...), done)
 		if err != nil {
