@@ -80,10 +80,7 @@ func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Ti
 	if err := checkAlternates(dir); err != nil {
 		return nil, err
 	}
-	q := quarantine.For(dir)
-	t, err := mend.Tidy(dir, mend.TidyOptions{Booted: booted, Cutoff: time.Now().Add(-o.timeout), Quarantine: q})
-	r.tidied = describeTidied(t, q)
-	if err != nil {
+	if _, err := o.tidy(dir, booted, r); err != nil {
 		return nil, err
 	}
 	remotes, err := remotesOf(ctx, dir)
@@ -93,6 +90,15 @@ func (o *options) prepare(ctx context.Context, dir, stats string, booted time.Ti
 		}
 	}
 	return remotes, err
+}
+
+// tidy puts right, in the repository dir, what a crash left that git
+// fails on (mend.Tidy), and says on r's line what it set aside.
+func (o *options) tidy(dir string, booted time.Time, r *result) (mend.Tidied, error) {
+	q := quarantine.For(dir)
+	t, err := mend.Tidy(dir, mend.TidyOptions{Booted: booted, Cutoff: time.Now().Add(-o.timeout), Quarantine: q})
+	r.tidied = describeTidied(t, q)
+	return t, err
 }
 
 // conclude reads what the helper's sessions said of the update (stats),

@@ -37,9 +37,7 @@ const VerifyFlag = "--verify"
 // are fetched again from the upstream, whose they are (git remote update
 // --prune through the helper), before the objects are verified.
 func (o *options) verifyRefs(ctx context.Context, dir string, f *os.File, booted time.Time, r *result) error {
-	q := quarantine.For(dir)
-	t, err := mend.Tidy(dir, mend.TidyOptions{Booted: booted, Cutoff: time.Now().Add(-o.timeout), Quarantine: q})
-	r.tidied = describeTidied(t, q)
+	t, err := o.tidy(dir, booted, r)
 	if err != nil || t.TornLines == 0 && len(t.BrokenRefs) == 0 && len(t.TornTables) == 0 {
 		return err
 	}
