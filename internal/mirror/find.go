@@ -59,10 +59,17 @@ func find(roots []string) (found []target, unreadable []error, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := os.ReadDir(root); err != nil && !isRepo(root) {
-			return nil, nil, err
+		var rootErr error
+		walk(root, real, add, func(dir string, err error) {
+			if dir == root {
+				rootErr = err
+			} else {
+				unreadable = append(unreadable, err)
+			}
+		})
+		if rootErr != nil {
+			return nil, nil, rootErr
 		}
-		walk(root, real, add, func(err error) { unreadable = append(unreadable, err) })
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].dir < found[j].dir })
 	return found, unreadable, nil
@@ -70,8 +77,8 @@ func find(roots []string) (found []target, unreadable []error, err error) {
 
 // walk finds the repositories at and under dir, in the root whose real
 // path is real, and gives each to add; a directory it cannot read goes to
-// skip.
-func walk(dir, real string, add func(target), skip func(error)) {
+// skip, with why.
+func walk(dir, real string, add func(target), skip func(dir string, err error)) {
 	if isRepo(dir) {
 		add(target{dir: dir})
 		return
@@ -86,7 +93,7 @@ func walk(dir, real string, add func(target), skip func(error)) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		skip(err)
+		skip(dir, err)
 	}
 	for _, e := range entries {
 		if e.IsDir() {
