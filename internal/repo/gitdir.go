@@ -116,8 +116,11 @@ func fromEnv(dir string, cfg Config) (*Repo, bool) {
 // It reads only the plainest form and declines everything else: a byte
 // order mark, a continued line, a quote outside a section header, a key on
 // a header's line, a [core] that is not exactly that.
-func formatZero(dir string) bool {
-	version, ext, ok := plainFormat(dir)
+func formatZero(dir string) bool { return zeroFormat(plainFormat(dir)) }
+
+// zeroFormat reports whether what plainFormat read is format 0 with no
+// extensions section.
+func zeroFormat(version string, ext map[string]string, ok bool) bool {
 	return ok && version == "0" && ext == nil
 }
 

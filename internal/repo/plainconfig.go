@@ -42,7 +42,7 @@ func plainConfig(dir string, started bool) (Config, bool) {
 	if home == "" {
 		return nil, false
 	}
-	if version, ext, ok := plainFormat(dir); !ok || !started && (version != "0" || ext != nil) {
+	if version, ext, ok := plainFormat(dir); !ok || !started && !zeroFormat(version, ext, ok) {
 		return nil, false
 	}
 	var files []scopedFile
