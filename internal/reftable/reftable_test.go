@@ -8,7 +8,12 @@ import (
 	"testing"
 
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
+
+// appendVarint appends v as reftable's varint, which is the encoding of an
+// OFS_DELTA's base distance.
+func appendVarint(b []byte, v uint64) []byte { return pack.AppendOfsDistance(b, int64(v)) }
 
 // testRecord is a ref record for buildTable.
 type testRecord struct {
@@ -68,19 +73,6 @@ func buildTable(records []testRecord, perBlock int) []byte {
 	footer = append(footer, make([]byte, 40)...)
 	footer = binary.BigEndian.AppendUint32(footer, crc32.ChecksumIEEE(footer))
 	return append(out, footer...)
-}
-
-// appendVarint appends v as git's offset varint.
-func appendVarint(b []byte, v uint64) []byte {
-	var tmp [10]byte
-	i := len(tmp) - 1
-	tmp[i] = byte(v & 0x7f)
-	for v >>= 7; v > 0; v >>= 7 {
-		v--
-		i--
-		tmp[i] = 0x80 | byte(v&0x7f)
-	}
-	return append(b, tmp[i:]...)
 }
 
 // TestTableRefsUnaligned: an unaligned table of several blocks, prefix
