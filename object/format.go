@@ -8,6 +8,7 @@ import (
 	"hash"
 	"strconv"
 
+	"github.com/git-durable/git-durable/internal/sha1dc"
 	"github.com/pjbgf/sha1cd"
 )
 
@@ -59,7 +60,7 @@ func (f Format) New() hash.Hash {
 	if f == SHA256 {
 		return sha256.New()
 	}
-	return sha1cd.New()
+	return sha1dc.New()
 }
 
 // NewChecksum returns a fresh hash of the format for the checksum of a

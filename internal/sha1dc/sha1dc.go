@@ -1,0 +1,168 @@
+// Package sha1dc is SHA-1 with collision detection, as git names its objects
+// (git's SHA1DC), at the speed of the CPU's SHA instructions.
+//
+// The compression runs on the SHA extensions (SHA-NI) many blocks at a time
+// and writes down, for each block, the chaining value it started from and the
+// words of its message schedule that the detection reads. Each block's words
+// are then tested against the unavoidable bit conditions of the 32
+// disturbance vectors (github.com/pjbgf/sha1cd/ubc, vectorised with AVX-512
+// where the CPU has it). Only a block that meets every condition of some
+// vector — almost none in real data — is compressed again in software, step
+// by step, and recompressed with that vector's message difference from the
+// step the vector names; a recompression that reaches the same output is a
+// collision attack. Such a block is then compressed twice more, as
+// sha1collisiondetection's "safe hash" does, so the digest differs from the
+// colliding twin's and matches github.com/pjbgf/sha1cd's, which New returns
+// on CPUs without SHA-NI.
+package sha1dc
+
+import (
+	"encoding/binary"
+	"hash"
+
+	"github.com/pjbgf/sha1cd"
+)
+
+// Size is the length of a SHA-1 digest in bytes.
+const Size = 20
+
+// BlockSize is SHA-1's block length in bytes.
+const BlockSize = 64
+
+// batch is how many blocks one call of the compression handles; the
+// scratch it writes for them is about 6 KiB.
+const batch = 16
+
+var iv = [5]uint32{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0}
+
+// New returns a collision-detecting SHA-1. Its CollisionResistantSum says
+// whether the data carried a collision attack. Where the CPU lacks the SHA
+// extensions it is github.com/pjbgf/sha1cd's implementation.
+func New() hash.Hash {
+	if !accelerated {
+		return sha1cd.New()
+	}
+	d := &digest{}
+	d.Reset()
+	return d
+}
+
+// state is what a digest carries from one Write to the next: small, so
+// that Sum can copy it.
+type state struct {
+	h   [5]uint32
+	buf [BlockSize]byte
+	n   int
+	len uint64
+	col bool
+}
+
+// scratch is where the compression writes each block's starting chaining
+// value and message words; it is never copied.
+type scratch struct {
+	w  [batch][80]uint32
+	hs [batch][5]uint32
+}
+
+type digest struct {
+	s  state
+	sc scratch
+}
+
+func (d *digest) Reset() {
+	d.s = state{h: iv}
+}
+
+func (d *digest) Size() int      { return Size }
+func (d *digest) BlockSize() int { return BlockSize }
+
+func (d *digest) Write(p []byte) (int, error) {
+	n := len(p)
+	d.s.write(&d.sc, p)
+	return n, nil
+}
+
+func (s *state) write(sc *scratch, p []byte) {
+	s.len += uint64(len(p))
+	if s.n > 0 {
+		c := copy(s.buf[s.n:], p)
+		s.n += c
+		p = p[c:]
+		if s.n < BlockSize {
+			return
+		}
+		s.blocks(sc, s.buf[:])
+		s.n = 0
+	}
+	if whole := len(p) &^ (BlockSize - 1); whole > 0 {
+		s.blocks(sc, p[:whole])
+		p = p[whole:]
+	}
+	s.n = copy(s.buf[:], p)
+}
+
+// blocks compresses whole blocks of p into s.h, checking each for the marks
+// of a collision attack.
+func (s *state) blocks(sc *scratch, p []byte) {
+	for len(p) > 0 {
+		n := min(len(p)/BlockSize, batch)
+		compress(&s.h, p[:n*BlockSize], sc)
+		next := n * BlockSize
+		for i := range n {
+			mask := dvMask(&sc.w[i])
+			if mask == 0 {
+				continue
+			}
+			block := p[i*BlockSize : (i+1)*BlockSize]
+			out, hit := detect(&sc.hs[i], block, mask)
+			if !hit {
+				continue
+			}
+			// The safe hash: the colliding block twice more, and every
+			// later block of the batch again from there.
+			s.col = true
+			compressGo(&out, block)
+			compressGo(&out, block)
+			s.h = out
+			next = (i + 1) * BlockSize
+			break
+		}
+		p = p[next:]
+	}
+}
+
+func (d *digest) Sum(in []byte) []byte {
+	sum, _ := d.CollisionResistantSum(in)
+	return sum
+}
+
+// CollisionResistantSum appends the digest to in and says whether the data
+// carried a collision attack (github.com/pjbgf/sha1cd's interface).
+func (d *digest) CollisionResistantSum(in []byte) ([]byte, bool) {
+	s := d.s
+	var pad [BlockSize + 8]byte
+	pad[0] = 0x80
+	bits := s.len << 3
+	k := (BlockSize + 56 - int(s.len%BlockSize)) % BlockSize
+	if k == 0 {
+		k = BlockSize
+	}
+	binary.BigEndian.PutUint64(pad[k:], bits)
+	s.write(&d.sc, pad[:k+8])
+	var out [Size]byte
+	for i, v := range s.h {
+		binary.BigEndian.PutUint32(out[4*i:], v)
+	}
+	return append(in, out[:]...), s.col
+}
+
+// Sum returns the collision-detecting SHA-1 of data, and whether data
+// carried a collision attack.
+func Sum(data []byte) ([Size]byte, bool) {
+	h := New()
+	h.Write(data)
+	var out [Size]byte
+	sum, col := h.(sha1cd.CollisionResistantHash).CollisionResistantSum(nil)
+	copy(out[:], sum)
+	return out, col
+}
