@@ -33,7 +33,8 @@ func WriteIndex(w io.Writer, entries []IndexEntry, packSum []byte, f object.Form
 	if f == 0 {
 		f = object.SHA1
 	}
-	h := f.New()
+	// A checksum of what this process writes, naming nothing: plain SHA-1.
+	h := f.NewChecksum()
 	bw := bufio.NewWriter(io.MultiWriter(w, h))
 	var b [8]byte
 	put32 := func(v uint32) {
@@ -102,7 +103,7 @@ func WriteReverseIndexOf(w io.Writer, pos []uint32, packSum []byte, f object.For
 	if f == 0 {
 		f = object.SHA1
 	}
-	h := f.New()
+	h := f.NewChecksum()
 	bw := bufio.NewWriter(io.MultiWriter(w, h))
 	var b [4]byte
 	put32 := func(v uint32) {

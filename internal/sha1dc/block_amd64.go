@@ -23,11 +23,12 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
 // compressSHANI compresses every whole block of p into h with the SHA
 // extensions, storing each block's starting chaining value at hs (20 bytes
-// a block) and its message words 32 to 67 into w (80 words a block).
+// a block), its message words 32 to 67 into w (80 words a block) and its
+// registers after steps 51, 55, 59 and 63 into mid (64 bytes a block).
 //
 //go:noescape
-func compressSHANI(h *[5]uint32, p []byte, w *[80]uint32, hs *[5]uint32)
+func compressSHANI(h *[5]uint32, p []byte, w *[80]uint32, hs *[5]uint32, mid *[4][4]uint32)
 
 func compress(h *[5]uint32, p []byte, sc *scratch) {
-	compressSHANI(h, p, &sc.w[0], &sc.hs[0])
+	compressSHANI(h, p, &sc.w[0], &sc.hs[0], &sc.mid[0])
 }

@@ -20,7 +20,11 @@ GLOBL reverse<>(SB), RODATA|NOPTR, $16
 // Register use: X0 holds A B C D (A in the top lane), X1 and X2 take turns
 // holding E plus the four words of a group of four steps, X3-X6 hold the
 // message words of the last four groups, X10 and X11 the chaining value
-// the block started from, X7 is for stores.
+// the block started from, X7 is for stores. The words stored of each block
+// are 32 to 67, what the conditions read; the registers A B C D after steps
+// 55 and 63, and four steps before each, go to mid (in the registers' lane
+// order, A last), whence the state before steps 58 and 65 that the
+// recompressions start from.
 
 // LOAD reads the message words of group g (0-3) from the block.
 #define LOAD(g, m) \
@@ -39,13 +43,14 @@ GLOBL reverse<>(SB), RODATA|NOPTR, $16
 	MOVO X0, next; \
 	SHA1RNDS4 $fn, e, X0
 
-// func compressSHANI(h *[5]uint32, p []byte, w *[80]uint32, hs *[5]uint32)
-TEXT ·compressSHANI(SB), NOSPLIT, $0-48
+// func compressSHANI(h *[5]uint32, p []byte, w *[80]uint32, hs *[5]uint32, mid *[4][4]uint32)
+TEXT ·compressSHANI(SB), NOSPLIT, $0-56
 	MOVQ h+0(FP), DI
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), DX
 	MOVQ w+32(FP), R8
 	MOVQ hs+40(FP), R9
+	MOVQ mid+48(FP), R10
 	SHRQ $6, DX
 	JZ   done
 
@@ -113,10 +118,14 @@ loop:
 	GROUP(2, X3, X1, X2, X4, X5, X6)   // 12
 	SAVE(13, X4)
 	GROUP(2, X4, X2, X1, X5, X6, X3)   // 13
+	MOVOU X0, 0(R10)                   // A B C D before step 56
+	MOVOU X1, 16(R10)                  // and four steps before
 	SAVE(14, X5)
 	GROUP(2, X5, X1, X2, X6, X3, X4)   // 14
 	SAVE(15, X6)
 	GROUP(3, X6, X2, X1, X3, X4, X5)   // 15
+	MOVOU X0, 32(R10)                  // before step 64
+	MOVOU X1, 48(R10)
 	SAVE(16, X3)
 	GROUP(3, X3, X1, X2, X4, X5, X6)   // 16: group 19's msg1 is its last
 	ROUNDS(3, X4, X2, X1)              // 17
@@ -134,6 +143,7 @@ loop:
 	ADDQ $64, SI
 	ADDQ $320, R8
 	ADDQ $20, R9
+	ADDQ $64, R10
 	DECQ DX
 	JNZ  loop
 

@@ -57,11 +57,13 @@ type state struct {
 	col bool
 }
 
-// scratch is where the compression writes each block's starting chaining
-// value and message words; it is never copied.
+// scratch is where the compression writes, for each block, the chaining
+// value it started from, its message words and the working state at the
+// steps detect starts from; it is never copied.
 type scratch struct {
-	w  [batch][80]uint32
-	hs [batch][5]uint32
+	w   [batch][80]uint32
+	hs  [batch][5]uint32
+	mid [batch][4][4]uint32
 }
 
 type digest struct {
@@ -113,9 +115,12 @@ func (s *state) blocks(sc *scratch, p []byte) {
 			if mask == 0 {
 				continue
 			}
+			out := s.h // what the block gave
+			if i+1 < n {
+				out = sc.hs[i+1]
+			}
 			block := p[i*BlockSize : (i+1)*BlockSize]
-			out, hit := detect(&sc.hs[i], block, mask)
-			if !hit {
+			if !detect(block, &sc.hs[i], &sc.mid[i], &out, mask) {
 				continue
 			}
 			// The safe hash: the colliding block twice more, and every
