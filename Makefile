@@ -86,7 +86,7 @@ $(BIN)/testreport: internal/testreport/main.go
 # regression seed.
 FUZZTIME ?= 150000x
 FUZZMIN  ?= 2000x
-FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/fsck:FuzzTreeLinks ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/remote:FuzzListV2 ./internal/upstream:FuzzAnswer ./internal/upstream/transport:FuzzCredential ./internal/reftable:FuzzReftable
+FUZZ     := ./pack:FuzzReader ./pack:FuzzApplyDelta ./internal/inflate:FuzzInflate ./internal/sha1dc:FuzzSHA1DC ./loose:FuzzDecode ./internal/fsck:FuzzCheck ./internal/fsck:FuzzTreeLinks ./internal/remote:FuzzRelay ./internal/remote:FuzzList ./internal/remote:FuzzListV2 ./internal/upstream:FuzzAnswer ./internal/upstream/transport:FuzzCredential ./internal/reftable:FuzzReftable
 
 fuzz:
 	@for t in $(FUZZ); do \

@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zlib"
 
+	"github.com/git-durable/git-durable/internal/inflate"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -188,9 +189,11 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 	if err != nil {
 		return e, nil, err
 	}
-	data, err := inflateAll(br, e.Size)
-	if err != nil {
-		return e, nil, &CorruptError{Offset: off, Err: err}
+	data, ok := inflateBuffered(br, e.Size)
+	if !ok {
+		if data, err = inflateAll(br, e.Size); err != nil {
+			return e, nil, &CorruptError{Offset: off, Err: err}
+		}
 	}
 	p.Counts.Inflated(len(data))
 	return e, data, nil
@@ -210,6 +213,29 @@ func newInflater(r io.Reader) (io.ReadCloser, error) {
 		return zr, zr.(zlib.Resetter).Reset(r, nil)
 	}
 	return zlib.NewReader(r)
+}
+
+// decoders keeps the whole-entry decompressors of inflateBuffered.
+var decoders = sync.Pool{New: func() any { return new(inflate.Decoder) }}
+
+// inflateBuffered inflates an entry of size bytes whose compressed bytes
+// are all in br's buffer already (most entries: the reader holds 4 KiB),
+// in one call. Anything else — a stream longer than the buffer, or one
+// that does not inflate — it leaves to inflateAll, which reads on and says
+// what is wrong. The size it allocates is bounded by the buffer's.
+func inflateBuffered(br *bufio.Reader, size int64) ([]byte, bool) {
+	buffered := br.Buffered()
+	if size > 8*int64(buffered) {
+		return nil, false
+	}
+	window, _ := br.Peek(buffered)
+	data := make([]byte, size)
+	d := decoders.Get().(*inflate.Decoder)
+	defer decoders.Put(d)
+	if _, err := d.Zlib(data, window); err != nil {
+		return nil, false
+	}
+	return data, true
 }
 
 // inflateAll inflates exactly size bytes, growing the buffer only as data

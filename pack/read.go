@@ -3,6 +3,7 @@ package pack
 import (
 	"io"
 
+	"github.com/git-durable/git-durable/internal/inflate"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -26,7 +27,21 @@ func (r *Reader) Read(p []byte) (int, error) {
 // read inflates the next bytes of the current entry into p.
 func (r *Reader) read(p []byte) (int, error) {
 	left := r.cur.Size - r.out
+	if r.lazy {
+		r.lazy = false
+		if r.inflateWhole(p, left) {
+			r.out, r.whole = r.cur.Size, true
+			return int(left), nil
+		}
+		if err := r.startInflate(); err != nil {
+			return 0, err
+		}
+	}
 	if left == 0 {
+		if r.whole {
+			r.inEntry = false
+			return 0, io.EOF
+		}
 		return 0, r.finishEntry()
 	}
 	if int64(len(p)) > left {
@@ -70,6 +85,29 @@ func (r *Reader) finishEntry() error {
 			return r.inflateError(err)
 		}
 	}
+}
+
+// inflateWhole inflates the current entry into p in one call where p takes
+// all of it and its compressed bytes are buffered already (most entries:
+// the buffer reads 128 KiB ahead). It never waits for input: what it
+// cannot finish from the buffer — input not there yet, or a corrupt stream
+// — it leaves to the streaming decompressor, which starts from the same
+// byte and says what is wrong.
+func (r *Reader) inflateWhole(p []byte, left int64) bool {
+	buffered := r.br.Buffered()
+	if int64(len(p)) < left || left > 8*int64(buffered) {
+		return false
+	}
+	if r.fast == nil {
+		r.fast = new(inflate.Decoder)
+	}
+	window, _ := r.br.Peek(buffered)
+	n, err := r.fast.Zlib(p[:left], window)
+	if err != nil {
+		return false
+	}
+	r.br.Discard(n)
+	return true
 }
 
 // startInflate sets the decompressor on the data of the current entry.

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 
+	"github.com/git-durable/git-durable/internal/inflate"
 	"github.com/git-durable/git-durable/object"
 )
 
@@ -49,6 +50,9 @@ type Reader struct {
 	cur     Entry
 	inEntry bool  // cur's data is being read
 	out     int64 // bytes of cur produced so far
+	lazy    bool  // cur's decompressor is not started yet
+	whole   bool  // cur was inflated whole from the buffered bytes
+	fast    *inflate.Decoder
 	sum     []byte
 	scratch [1]byte
 
@@ -183,10 +187,7 @@ func (r *Reader) Next() (Entry, error) {
 		}
 		return Entry{}, r.keep(r.structural(err))
 	}
-	r.cur, r.inEntry = e, true
-	if err := r.startInflate(); err != nil {
-		r.keep(err) // Read returns it
-	}
+	r.cur, r.inEntry, r.lazy, r.whole = e, true, true, false
 	return e, nil
 }
 

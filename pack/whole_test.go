@@ -1,0 +1,65 @@
+package pack_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/packtest"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// TestReadWhole reads entries that the reader inflates whole from its
+// buffer (small ones) and ones it streams (past the buffer), with the same
+// bytes, and a corrupt small entry with the error the streaming
+// decompressor gives.
+func TestReadWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var datas [][]byte
+	for _, n := range []int{0, 1, 100, 5000, 300 << 10, 40} {
+		d := make([]byte, n)
+		for i := range d {
+			d[i] = byte(rng.IntN(20)) + 'a'
+		}
+		datas = append(datas, d)
+	}
+	b := &packtest.Builder{}
+	for _, d := range datas {
+		b.Object(object.Blob, d)
+	}
+	// The last entry's compressed bytes with one flipped.
+	bad := packtest.Deflate([]byte("a small blob, corrupt"))
+	bad[len(bad)/2] ^= 0x10
+	b.Raw(object.Blob, 21, nil, bad)
+	p := b.Pack()
+
+	r := pack.NewReader(bytes.NewReader(p), pack.ReaderOptions{})
+	for i, want := range datas {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		// One Read with room for all, as the resolver reads an entry.
+		got := make([]byte, len(want)+10)
+		n, err := io.ReadFull(r, got)
+		if err != io.ErrUnexpectedEOF && !(len(want) == 0 && err == io.EOF) {
+			t.Fatalf("entry %d: %d bytes, %v", i, n, err)
+		}
+		if !bytes.Equal(got[:n], want) {
+			t.Fatalf("entry %d: %d bytes differ from the %d written", i, n, len(want))
+		}
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := io.ReadAll(r)
+	var ie *pack.InflateError
+	if !errors.As(err, &ie) || ie.Code != -3 {
+		t.Fatalf("corrupt entry: %v, want the streaming decompressor's data error", err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("after the corrupt entry: %v, want the trailer", err)
+	}
+}
