@@ -1,5 +1,5 @@
 // Package sha1dc is SHA-1 with collision detection, as git names its objects
-// (git's SHA1DC), at the speed of the CPU's SHA instructions.
+// (git's SHA1DC), on the CPU's SHA instructions.
 //
 // The compression runs on the SHA extensions (SHA-NI) many blocks at a time
 // and writes down, for each block, the chaining value it started from and the
@@ -7,13 +7,20 @@
 // are then tested against the unavoidable bit conditions of the 32
 // disturbance vectors (github.com/pjbgf/sha1cd/ubc, vectorised with AVX-512
 // where the CPU has it). Only a block that meets every condition of some
-// vector — almost none in real data — is compressed again in software, step
-// by step, and recompressed with that vector's message difference from the
-// step the vector names; a recompression that reaches the same output is a
-// collision attack. Such a block is then compressed twice more, as
-// sha1collisiondetection's "safe hash" does, so the digest differs from the
-// colliding twin's and matches github.com/pjbgf/sha1cd's, which New returns
-// on CPUs without SHA-NI.
+// vector — about one in twenty of a repository's blocks (source text),
+// almost none of random data — is recompressed in software with that
+// vector's message difference, from the working state at the step the
+// vector names (the assembly keeps the registers it needs); a recompression
+// that reaches the same output is a collision attack. Such a block is then
+// compressed twice more, as sha1collisiondetection's "safe hash" does, so
+// the digest differs from the colliding twin's and matches
+// github.com/pjbgf/sha1cd's, which New returns on CPUs without SHA-NI.
+//
+// Beside plain SHA-1 (crypto/sha1, on SHA-NI too), on an Intel Xeon with
+// SHA-NI and AVX-512 (BenchmarkHash): about 0.6× its throughput on random
+// data and 0.5× on source text, where sha1cd alone reaches 0.5× and 0.45×.
+// The compression with its notes runs at 0.95× plain's; the rest is the
+// per-block test of the conditions and the blocks that meet them.
 package sha1dc
 
 import (
