@@ -184,13 +184,18 @@ func (p *File) EntryAt(off int64) (Entry, []byte, error) {
 		br = bufio.NewReaderSize(nil, 4096)
 	}
 	defer entryReaders.Put(br)
-	br.Reset(io.NewSectionReader(p.r, off, 1<<62))
+	sr := io.NewSectionReader(p.r, off, 1<<62)
+	br.Reset(sr)
 	e, err := readEntryHeader(br, off, p.format)
 	if err != nil {
 		return e, nil, err
 	}
-	data, ok := inflateBuffered(br, e.Size)
-	if !ok {
+	data, err := inflateBuffered(br, e.Size)
+	if errors.Is(err, inflate.ErrShort) {
+		read, _ := sr.Seek(0, io.SeekCurrent)
+		data, err = inflateAt(p.r, off+read-int64(br.Buffered()), e.Size)
+	}
+	if err != nil {
 		if data, err = inflateAll(br, e.Size); err != nil {
 			return e, nil, &CorruptError{Offset: off, Err: err}
 		}
@@ -220,22 +225,47 @@ var decoders = sync.Pool{New: func() any { return new(inflate.Decoder) }}
 
 // inflateBuffered inflates an entry of size bytes whose compressed bytes
 // are all in br's buffer already (most entries: the reader holds 4 KiB),
-// in one call. Anything else — a stream longer than the buffer, or one
-// that does not inflate — it leaves to inflateAll, which reads on and says
-// what is wrong. The size it allocates is bounded by the buffer's.
-func inflateBuffered(br *bufio.Reader, size int64) ([]byte, bool) {
+// in one call, and says inflate.ErrShort where they may run past it.
+// Whatever fails here goes to inflateAll, which reads on from the same
+// byte and says what is wrong. The size it allocates is bounded by the
+// buffer's.
+func inflateBuffered(br *bufio.Reader, size int64) ([]byte, error) {
 	buffered := br.Buffered()
 	if size > 8*int64(buffered) {
-		return nil, false
+		return nil, inflate.ErrShort
 	}
 	window, _ := br.Peek(buffered)
+	return inflateWhole(window, size)
+}
+
+// wholeMax is the largest entry inflateAt reads whole: a size in a header
+// is not trusted with more memory than that before its data is seen.
+const wholeMax = 16 << 20
+
+// inflateAt inflates an entry of size bytes whose compressed bytes start at
+// off in r: it reads them whole — the size and an eighth, more than any
+// encoder's stream of that size takes — and decodes them in one call.
+func inflateAt(r io.ReaderAt, off, size int64) ([]byte, error) {
+	if size > wholeMax {
+		return nil, inflate.ErrShort
+	}
+	window := make([]byte, size+size/8+64)
+	n, err := r.ReadAt(window, off)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return inflateWhole(window[:n], size)
+}
+
+// inflateWhole inflates the zlib stream at the start of src to size bytes.
+func inflateWhole(src []byte, size int64) ([]byte, error) {
 	data := make([]byte, size)
 	d := decoders.Get().(*inflate.Decoder)
 	defer decoders.Put(d)
-	if _, err := d.Zlib(data, window); err != nil {
-		return nil, false
+	if _, err := d.Zlib(data, src); err != nil {
+		return nil, err
 	}
-	return data, true
+	return data, nil
 }
 
 // inflateAll inflates exactly size bytes, growing the buffer only as data

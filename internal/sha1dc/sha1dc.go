@@ -26,6 +26,7 @@ package sha1dc
 import (
 	"encoding/binary"
 	"hash"
+	"sync"
 
 	"github.com/pjbgf/sha1cd"
 )
@@ -66,16 +67,19 @@ type state struct {
 
 // scratch is where the compression writes, for each block, the chaining
 // value it started from, its message words and the working state at the
-// steps detect starts from; it is never copied.
+// steps detect starts from. At 6.5 KiB it is taken from a pool for each
+// run of blocks rather than held by each hash: a verification makes one
+// hash an object.
 type scratch struct {
 	w   [batch][80]uint32
 	hs  [batch][5]uint32
 	mid [batch][4][4]uint32
 }
 
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
 type digest struct {
-	s  state
-	sc scratch
+	s state
 }
 
 func (d *digest) Reset() {
@@ -87,11 +91,11 @@ func (d *digest) BlockSize() int { return BlockSize }
 
 func (d *digest) Write(p []byte) (int, error) {
 	n := len(p)
-	d.s.write(&d.sc, p)
+	d.s.write(p)
 	return n, nil
 }
 
-func (s *state) write(sc *scratch, p []byte) {
+func (s *state) write(p []byte) {
 	s.len += uint64(len(p))
 	if s.n > 0 {
 		c := copy(s.buf[s.n:], p)
@@ -100,11 +104,11 @@ func (s *state) write(sc *scratch, p []byte) {
 		if s.n < BlockSize {
 			return
 		}
-		s.blocks(sc, s.buf[:])
+		s.blocks(s.buf[:])
 		s.n = 0
 	}
 	if whole := len(p) &^ (BlockSize - 1); whole > 0 {
-		s.blocks(sc, p[:whole])
+		s.blocks(p[:whole])
 		p = p[whole:]
 	}
 	s.n = copy(s.buf[:], p)
@@ -112,7 +116,9 @@ func (s *state) write(sc *scratch, p []byte) {
 
 // blocks compresses whole blocks of p into s.h, checking each for the marks
 // of a collision attack.
-func (s *state) blocks(sc *scratch, p []byte) {
+func (s *state) blocks(p []byte) {
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
 	for len(p) > 0 {
 		n := min(len(p)/BlockSize, batch)
 		compress(&s.h, p[:n*BlockSize], sc)
@@ -160,7 +166,7 @@ func (d *digest) CollisionResistantSum(in []byte) ([]byte, bool) {
 		k = BlockSize
 	}
 	binary.BigEndian.PutUint64(pad[k:], bits)
-	s.write(&d.sc, pad[:k+8])
+	s.write(pad[:k+8])
 	var out [Size]byte
 	for i, v := range s.h {
 		binary.BigEndian.PutUint32(out[4*i:], v)
