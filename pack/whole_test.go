@@ -63,3 +63,35 @@ func TestReadWhole(t *testing.T) {
 		t.Fatalf("after the corrupt entry: %v, want the trailer", err)
 	}
 }
+
+// TestEntryAtWhole reads entries back by offset: small ones from the
+// reader's buffer, larger ones read whole, one past 16 MiB streamed, each
+// as written; a larger entry with a byte flipped is a *CorruptError.
+func TestEntryAtWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var datas [][]byte
+	for _, n := range []int{50, 100 << 10, 17 << 20} {
+		d := make([]byte, n)
+		for i := range d {
+			d[i] = byte(rng.IntN(7)) + 'a'
+		}
+		datas = append(datas, d)
+	}
+	b := &packtest.Builder{}
+	for _, d := range datas {
+		b.Object(object.Blob, d)
+	}
+	bad := packtest.Deflate(datas[1])
+	bad[len(bad)/2] ^= 0x04
+	b.Raw(object.Blob, int64(len(datas[1])), nil, bad)
+	file := pack.NewFile(bytes.NewReader(b.Pack()), nil, object.SHA1)
+	for i, want := range datas {
+		if _, got, err := file.EntryAt(b.Offset(i)); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("entry %d of %d bytes: %d bytes back, %v", i, len(want), len(got), err)
+		}
+	}
+	var ce *pack.CorruptError
+	if _, _, err := file.EntryAt(b.Offset(len(datas))); !errors.As(err, &ce) {
+		t.Fatalf("the corrupt entry: %v, want a *CorruptError", err)
+	}
+}
