@@ -25,6 +25,21 @@ func expand(w *[80]uint32, block []byte) {
 	}
 }
 
+// expandFrom is expand for a block whose words 32 to 67 compress wrote
+// down already: the recurrence runs for the other 28 alone.
+func expandFrom(w *[80]uint32, block []byte, words *[80]uint32) {
+	for i := range 16 {
+		w[i] = binary.BigEndian.Uint32(block[4*i:])
+	}
+	for i := 16; i < 32; i++ {
+		w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
+	}
+	copy(w[32:68], words[32:68])
+	for i := 68; i < 80; i++ {
+		w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
+	}
+}
+
 // The boolean functions of SHA-1's four rounds of 20 steps.
 func choose(b, c, d uint32) uint32 { return d ^ (b & (c ^ d)) }
 func parity(b, c, d uint32) uint32 { return b ^ c ^ d }
@@ -106,9 +121,9 @@ func compressGo(h *[5]uint32, block []byte) {
 // vector's message difference, and says whether a recompression gave the
 // block's output out: the second block of a two-block collision, the
 // near-collision the first left behind cancelled.
-func detect(block []byte, h *[5]uint32, mid *[4][4]uint32, out *[5]uint32, mask uint32) bool {
+func detect(block []byte, h *[5]uint32, words *[80]uint32, mid *[4][4]uint32, out *[5]uint32, mask uint32) bool {
 	var w [80]uint32
-	expand(&w, block)
+	expandFrom(&w, block, words)
 	// The vectors start from step 58 or 65 (ubc.SHA1_dvs's TestT); the
 	// registers give the state before steps 56 and 64.
 	s58 := fromLanes(&mid[0], &mid[1])
@@ -156,8 +171,10 @@ func fromLanes(now, before *[4]uint32) [5]uint32 {
 // and returns the block output that message and chaining value give.
 func recompress(at *[5]uint32, t int, w, dm *[80]uint32) [5]uint32 {
 	in, s := *at, *at
-	backward(&in, t, w, dm)
+	// The shorter way first: the longer one's steps start while its last
+	// ones are still in flight.
 	forward(&s, t, 80, w, dm)
+	backward(&in, t, w, dm)
 	for i := range s {
 		s[i] += in[i]
 	}

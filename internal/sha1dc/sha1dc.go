@@ -133,7 +133,7 @@ func (s *state) blocks(p []byte) {
 				out = sc.hs[i+1]
 			}
 			block := p[i*BlockSize : (i+1)*BlockSize]
-			if !detect(block, &sc.hs[i], &sc.mid[i], &out, mask) {
+			if !detect(block, &sc.hs[i], &sc.w[i], &sc.mid[i], &out, mask) {
 				continue
 			}
 			// The safe hash: the colliding block twice more, and every
