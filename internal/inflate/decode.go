@@ -31,6 +31,7 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 				bits >>= e.length()
 				nbits -= e.length()
 				if out >= len(dst) {
+					br.pos = pos
 					return out, ErrCorrupt
 				}
 				dst[out] = byte(e.value())
@@ -54,6 +55,7 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		switch e.kind() {
 		case kindLiteral:
 			if out >= len(dst) {
+				br.pos = pos
 				return out, ErrCorrupt
 			}
 			dst[out] = byte(e.value())
@@ -64,6 +66,7 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 			return out, nil
 		case kindLength:
 		default:
+			br.pos = pos
 			return out, ErrCorrupt
 		}
 		length := int(e.value()) + int(bits&(1<<e.extra()-1))
@@ -79,6 +82,7 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		bits >>= e.length()
 		nbits -= e.length()
 		if e.kind() != kindSymbol {
+			br.pos = pos
 			return out, ErrCorrupt
 		}
 		distance := int(e.value()) + int(bits&(1<<e.extra()-1))
@@ -86,6 +90,7 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		nbits -= e.extra()
 
 		if distance > out || length > len(dst)-out {
+			br.pos = pos
 			return out, ErrCorrupt
 		}
 		if distance >= 8 && out+length+8 <= len(dst) {

@@ -19,7 +19,8 @@ import (
 	"hash/adler32"
 )
 
-// ErrShort means the input ended before the stream did: more of it is needed.
+// ErrShort means the input ended before the stream did, or the stream went
+// wrong after its input ran out: more of it may be needed.
 var ErrShort = errors.New("inflate: input ends inside the stream")
 
 // ErrCorrupt means the stream is not a valid zlib stream of that size.
@@ -82,6 +83,9 @@ type bitReader struct {
 
 // refill makes at least 56 bits ready.
 func (b *bitReader) refill() {
+	if b.nbits > 56 {
+		return
+	}
 	if b.pos+8 <= len(b.src) {
 		b.bits |= binary.LittleEndian.Uint64(b.src[b.pos:]) << b.nbits
 		b.pos += int(63-b.nbits) >> 3
@@ -129,7 +133,9 @@ func (d *Decoder) deflate(dst, src []byte) (int, error) {
 		default:
 			err = ErrCorrupt
 		}
-		if err == nil && br.consumed() > len(src) {
+		// Past the end of src the reader reads zeros: whatever goes wrong
+		// once it has, or a stream that takes them, may be src cut short.
+		if err != nil && br.pos > len(src) || err == nil && br.consumed() > len(src) {
 			err = ErrShort
 		}
 		if err != nil {

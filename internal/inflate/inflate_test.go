@@ -67,18 +67,17 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil || n != len(z) || !bytes.Equal(dst, data) {
 					t.Fatalf("%d bytes, level %d (std %v): took %d of %d, %v", len(data), level, std, n, len(z), err)
 				}
-				// Every cut of the stream is short; the odd cut checked.
+				// Every cut of the stream is short (pack.File reads more
+				// on ErrShort); the odd cut checked.
 				for cut := len(z) - 1; cut >= 0; cut -= 1 + cut/3 {
-					if _, err := d.Zlib(dst, z[:cut]); !errors.Is(err, ErrShort) && !errors.Is(err, ErrCorrupt) {
+					if _, err := d.Zlib(dst, z[:cut]); !errors.Is(err, ErrShort) {
 						t.Fatalf("%d bytes cut to %d of %d: %v", len(data), cut, len(z), err)
-					} else if err == nil {
-						t.Fatalf("%d bytes cut to %d: no error", len(data), cut)
 					}
 				}
-				// A size that is not the stream's is corrupt.
+				// A size that is not the stream's is an error.
 				if len(data) > 0 {
-					if _, err := d.Zlib(make([]byte, len(data)-1), z); !errors.Is(err, ErrCorrupt) {
-						t.Fatalf("%d bytes into one less: %v", len(data), err)
+					if _, err := d.Zlib(make([]byte, len(data)-1), z); err == nil {
+						t.Fatalf("%d bytes into one less: no error", len(data))
 					}
 				}
 				if _, err := d.Zlib(make([]byte, len(data)+1), z); err == nil {

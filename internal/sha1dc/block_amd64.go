@@ -30,5 +30,9 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 func compressSHANI(h *[5]uint32, p []byte, w *[80]uint32, hs *[5]uint32, mid *[4][4]uint32)
 
 func compress(h *[5]uint32, p []byte, sc *scratch) {
+	if !accelerated {
+		compressBlocksGo(h, p, sc)
+		return
+	}
 	compressSHANI(h, p, &sc.w[0], &sc.hs[0], &sc.mid[0])
 }
