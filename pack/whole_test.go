@@ -17,19 +17,7 @@ import (
 // bytes, and a corrupt small entry with the error the streaming
 // decompressor gives.
 func TestReadWhole(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var datas [][]byte
-	for _, n := range []int{0, 1, 100, 5000, 300 << 10, 40} {
-		d := make([]byte, n)
-		for i := range d {
-			d[i] = byte(rng.IntN(20)) + 'a'
-		}
-		datas = append(datas, d)
-	}
-	b := &packtest.Builder{}
-	for _, d := range datas {
-		b.Object(object.Blob, d)
-	}
+	datas, b := lettersPack(1, 20, 0, 1, 100, 5000, 300<<10, 40)
 	// The last entry's compressed bytes with one flipped.
 	bad := packtest.Deflate([]byte("a small blob, corrupt"))
 	bad[len(bad)/2] ^= 0x10
@@ -68,19 +56,7 @@ func TestReadWhole(t *testing.T) {
 // reader's buffer, larger ones read whole, one past 16 MiB streamed, each
 // as written; a larger entry with a byte flipped is a *CorruptError.
 func TestEntryAtWhole(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var datas [][]byte
-	for _, n := range []int{50, 100 << 10, 17 << 20} {
-		d := make([]byte, n)
-		for i := range d {
-			d[i] = byte(rng.IntN(7)) + 'a'
-		}
-		datas = append(datas, d)
-	}
-	b := &packtest.Builder{}
-	for _, d := range datas {
-		b.Object(object.Blob, d)
-	}
+	datas, b := lettersPack(3, 7, 50, 100<<10, 17<<20)
 	bad := packtest.Deflate(datas[1])
 	bad[len(bad)/2] ^= 0x04
 	b.Raw(object.Blob, int64(len(datas[1])), nil, bad)
@@ -94,4 +70,22 @@ func TestEntryAtWhole(t *testing.T) {
 	if _, _, err := file.EntryAt(b.Offset(len(datas))); !errors.As(err, &ce) {
 		t.Fatalf("the corrupt entry: %v, want a *CorruptError", err)
 	}
+}
+
+// lettersPack builds a pack of blobs of the sizes given, each of random
+// letters from the first k of the alphabet (seeded by seed), and returns
+// them with the builder, for more entries to follow.
+func lettersPack(seed uint64, k int, sizes ...int) ([][]byte, *packtest.Builder) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	b := &packtest.Builder{}
+	var datas [][]byte
+	for _, n := range sizes {
+		d := make([]byte, n)
+		for i := range d {
+			d[i] = byte(rng.IntN(k)) + 'a'
+		}
+		datas = append(datas, d)
+		b.Object(object.Blob, d)
+	}
+	return datas, b
 }
