@@ -17,25 +17,30 @@ func dvMask(w *[80]uint32) uint32 { return ubc.CalculateDvMask(w) }
 
 // expand writes a block's 80-word message schedule.
 func expand(w *[80]uint32, block []byte) {
-	for i := range 16 {
-		w[i] = binary.BigEndian.Uint32(block[4*i:])
-	}
-	for i := 16; i < 80; i++ {
-		w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
-	}
+	load(w, block)
+	schedule(w, 16, 80)
 }
 
 // expandFrom is expand for a block whose words 32 to 67 compress wrote
 // down already: the recurrence runs for the other 28 alone.
 func expandFrom(w *[80]uint32, block []byte, words *[80]uint32) {
+	load(w, block)
+	schedule(w, 16, 32)
+	copy(w[32:68], words[32:68])
+	schedule(w, 68, 80)
+}
+
+// load reads a block's 16 words.
+func load(w *[80]uint32, block []byte) {
 	for i := range 16 {
 		w[i] = binary.BigEndian.Uint32(block[4*i:])
 	}
-	for i := 16; i < 32; i++ {
-		w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
-	}
-	copy(w[32:68], words[32:68])
-	for i := 68; i < 80; i++ {
+}
+
+// schedule computes the message words from to to-1 from the 16 before
+// each.
+func schedule(w *[80]uint32, from, to int) {
+	for i := from; i < to; i++ {
 		w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
 	}
 }
@@ -189,32 +194,19 @@ func compressBlocksGo(h *[5]uint32, p []byte, sc *scratch) {
 		sc.hs[i] = *h
 		w := &sc.w[i]
 		expand(w, p[:BlockSize])
-		a, b, c, d, e := h[0], h[1], h[2], h[3], h[4]
-		for t := 0; t < 20; t++ {
-			a, b, c, d, e = bits.RotateLeft32(a, 5)+choose(b, c, d)+e+roundK[0]+w[t], a, bits.RotateLeft32(b, 30), c, d
+		s := *h
+		forward(&s, 0, 52, w, nil)
+		sc.mid[i][1] = lanes(&s)
+		forward(&s, 52, 56, w, nil)
+		sc.mid[i][0] = lanes(&s)
+		forward(&s, 56, 60, w, nil)
+		sc.mid[i][3] = lanes(&s)
+		forward(&s, 60, 64, w, nil)
+		sc.mid[i][2] = lanes(&s)
+		forward(&s, 64, 80, w, nil)
+		for j := range h {
+			h[j] += s[j]
 		}
-		for t := 20; t < 40; t++ {
-			a, b, c, d, e = bits.RotateLeft32(a, 5)+parity(b, c, d)+e+roundK[1]+w[t], a, bits.RotateLeft32(b, 30), c, d
-		}
-		for t := 40; t < 60; t++ {
-			if t&3 == 0 && t >= 52 {
-				// The registers the assembly keeps: A B C D before steps
-				// 52 and 56 (mid[1], mid[0]) and 60 and 64 (mid[3], mid[2]).
-				sc.mid[i][(t-52)/4^1] = [4]uint32{d, c, b, a}
-			}
-			a, b, c, d, e = bits.RotateLeft32(a, 5)+majority(b, c, d)+e+roundK[2]+w[t], a, bits.RotateLeft32(b, 30), c, d
-		}
-		for t := 60; t < 80; t++ {
-			if t == 60 || t == 64 {
-				sc.mid[i][(t-52)/4^1] = [4]uint32{d, c, b, a}
-			}
-			a, b, c, d, e = bits.RotateLeft32(a, 5)+parity(b, c, d)+e+roundK[3]+w[t], a, bits.RotateLeft32(b, 30), c, d
-		}
-		h[0] += a
-		h[1] += b
-		h[2] += c
-		h[3] += d
-		h[4] += e
 		p = p[BlockSize:]
 	}
 }

@@ -24,8 +24,8 @@
 // published collisions use a step-65 vector, II(52,0), and both libraries
 // detect them. Where the CPU lacks SHA-NI, New is sha1cd's hash, flaw
 // included, for its AVX2 assembly: this package's compression in Go, which
-// the tests run on every CPU, makes 250 MB/s here, a third of sha1cd's on
-// SHA-NI (not measured on a CPU without: there is none here).
+// the tests run on every CPU, makes about 210 MB/s here, under a third of
+// sha1cd's on SHA-NI (not measured on a CPU without: there is none here).
 //
 // Beside plain SHA-1 (crypto/sha1, on SHA-NI too), on an Intel Xeon with
 // SHA-NI and AVX-512 (BenchmarkHash): about 0.6× its throughput on random
