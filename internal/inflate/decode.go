@@ -4,7 +4,9 @@ import "encoding/binary"
 
 // decode decodes one block's symbols with the tables lit and dist until its
 // end-of-block code, into dst from out on. The reader's state is kept in
-// locals while it runs.
+// locals while it runs and written back at the block's end; only br.refill
+// reads past the end of src, and it leaves br.pos there, which is all
+// deflate asks of the reader after an error.
 func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[distSize]entry) (int, error) {
 	src := br.src
 	bits, nbits, pos := br.bits, br.nbits, br.pos
@@ -31,7 +33,6 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 				bits >>= e.length()
 				nbits -= e.length()
 				if out >= len(dst) {
-					br.pos = pos
 					return out, ErrCorrupt
 				}
 				dst[out] = byte(e.value())
@@ -55,7 +56,6 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		switch e.kind() {
 		case kindLiteral:
 			if out >= len(dst) {
-				br.pos = pos
 				return out, ErrCorrupt
 			}
 			dst[out] = byte(e.value())
@@ -66,7 +66,6 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 			return out, nil
 		case kindLength:
 		default:
-			br.pos = pos
 			return out, ErrCorrupt
 		}
 		length := int(e.value()) + int(bits&(1<<e.extra()-1))
@@ -82,7 +81,6 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		bits >>= e.length()
 		nbits -= e.length()
 		if e.kind() != kindSymbol {
-			br.pos = pos
 			return out, ErrCorrupt
 		}
 		distance := int(e.value()) + int(bits&(1<<e.extra()-1))
@@ -90,7 +88,6 @@ func decode(dst []byte, out int, br *bitReader, lit *[litSize]entry, dist *[dist
 		nbits -= e.extra()
 
 		if distance > out || length > len(dst)-out {
-			br.pos = pos
 			return out, ErrCorrupt
 		}
 		if distance >= 8 && out+length+8 <= len(dst) {
@@ -149,7 +146,7 @@ func (d *Decoder) tables(br *bitReader) error {
 		}
 		clens[codeOrder[i]] = uint8(br.take(3))
 	}
-	if _, err := build(d.code[:], clens[:], codeBits, false, codeSyms[:]); err != nil {
+	if err := build(d.code[:], clens[:], codeBits, false, codeSyms[:]); err != nil {
 		return ErrCorrupt
 	}
 	lens := d.lens[:nlit+ndist]
@@ -192,10 +189,10 @@ func (d *Decoder) tables(br *bitReader) error {
 	if lens[256] == 0 {
 		return ErrCorrupt // no end of block
 	}
-	if _, err := build(d.lit[:], lens[:nlit], litBits, true, litSyms[:]); err != nil {
+	if err := build(d.lit[:], lens[:nlit], litBits, true, litSyms[:]); err != nil {
 		return ErrCorrupt
 	}
-	if _, err := build(d.dist[:], lens[nlit:], distBits, true, distSyms[:]); err != nil {
+	if err := build(d.dist[:], lens[nlit:], distBits, true, distSyms[:]); err != nil {
 		return ErrCorrupt
 	}
 	return nil
@@ -267,14 +264,14 @@ func init() {
 			lens[i] = 8
 		}
 	}
-	if _, err := build(fixedLit[:], lens[:], litBits, false, litSyms[:]); err != nil {
+	if err := build(fixedLit[:], lens[:], litBits, false, litSyms[:]); err != nil {
 		panic(err)
 	}
 	var dlens [32]uint8
 	for i := range dlens {
 		dlens[i] = 5
 	}
-	if _, err := build(fixedDist[:], dlens[:], distBits, false, distSyms[:]); err != nil {
+	if err := build(fixedDist[:], dlens[:], distBits, false, distSyms[:]); err != nil {
 		panic(err)
 	}
 }

@@ -45,40 +45,16 @@ var (
 // at once and the rest in subtables after them; syms holds each symbol's
 // entry, its length left to build. Where partial, an empty code and one
 // code of one bit are allowed (a block's distances), as zlib allows them;
-// any other incomplete code is not. It returns the table's size.
-func build(t []entry, lens []uint8, rootBits uint, partial bool, syms []entry) (int, error) {
-	return buildCounted(t, lens, counts(lens), rootBits, partial, syms)
-}
-
-// counts is how many codes of each length lens has.
-func counts(lens []uint8) [maxBits + 1]int {
-	// Four tallies, so that a run of one length does not wait on itself.
-	var c [4][maxBits + 1]int
-	i := 0
-	for ; i+4 <= len(lens); i += 4 {
-		c[0][lens[i]&maxBits]++
-		c[1][lens[i+1]&maxBits]++
-		c[2][lens[i+2]&maxBits]++
-		c[3][lens[i+3]&maxBits]++
-	}
-	for ; i < len(lens); i++ {
-		c[0][lens[i]&maxBits]++
-	}
-	for l := range c[0] {
-		c[0][l] += c[1][l] + c[2][l] + c[3][l]
-	}
-	return c[0]
-}
-
-// buildCounted is build with the counts of each length given.
-func buildCounted(t []entry, lens []uint8, count [maxBits + 1]int, rootBits uint, partial bool, syms []entry) (int, error) {
+// any other incomplete code is not.
+func build(t []entry, lens []uint8, rootBits uint, partial bool, syms []entry) error {
+	count := counts(lens)
 	count[0] = 0
 	left := 1
 	maxLen := uint(0)
 	for l := 1; l <= maxBits; l++ {
 		left = left<<1 - count[l]
 		if left < 0 {
-			return 0, errOversubscribed
+			return errOversubscribed
 		}
 		if count[l] > 0 {
 			maxLen = uint(l)
@@ -88,7 +64,7 @@ func buildCounted(t []entry, lens []uint8, count [maxBits + 1]int, rootBits uint
 	if left > 0 && (maxLen > 1 || !partial) {
 		// Only an empty code and a single code of one bit may leave
 		// entries unused (they stay invalid).
-		return 0, errIncomplete
+		return errIncomplete
 	}
 	// The first code of each length, then each symbol's in turn.
 	var next [maxBits + 2]int
@@ -97,7 +73,6 @@ func buildCounted(t []entry, lens []uint8, count [maxBits + 1]int, rootBits uint
 		code = (code + count[l-1]) << 1
 		next[l] = code
 	}
-	next[1] = 0
 	// Symbols sorted by length, then by value: the canonical order.
 	var order [320]uint16
 	var offs [maxBits + 2]uint16
@@ -165,7 +140,7 @@ func buildCounted(t []entry, lens []uint8, count [maxBits + 1]int, rootBits uint
 			}
 			size += 1 << subBits
 			if size > len(t) {
-				return 0, errOversubscribed
+				return errOversubscribed
 			}
 			for j := subAt; j < size; j++ {
 				t[j] = kindInvalid
@@ -177,7 +152,27 @@ func buildCounted(t []entry, lens []uint8, count [maxBits + 1]int, rootBits uint
 		}
 		remaining[l]--
 	}
-	return size, nil
+	return nil
+}
+
+// counts is how many codes of each length lens has.
+func counts(lens []uint8) [maxBits + 1]int {
+	// Four tallies, so that a run of one length does not wait on itself.
+	var c [4][maxBits + 1]int
+	i := 0
+	for ; i+4 <= len(lens); i += 4 {
+		c[0][lens[i]&maxBits]++
+		c[1][lens[i+1]&maxBits]++
+		c[2][lens[i+2]&maxBits]++
+		c[3][lens[i+3]&maxBits]++
+	}
+	for ; i < len(lens); i++ {
+		c[0][lens[i]&maxBits]++
+	}
+	for l := range c[0] {
+		c[0][l] += c[1][l] + c[2][l] + c[3][l]
+	}
+	return c[0]
 }
 
 // reverse returns the low n bits of c in reverse order: DEFLATE sends
