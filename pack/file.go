@@ -230,12 +230,24 @@ var decoders = sync.Pool{New: func() any { return new(inflate.Decoder) }}
 // byte and says what is wrong. The size it allocates is bounded by the
 // buffer's.
 func inflateBuffered(br *bufio.Reader, size int64) ([]byte, error) {
-	buffered := br.Buffered()
-	if size > 8*int64(buffered) {
+	window, ok := bufferedWindow(br, size)
+	if !ok {
 		return nil, inflate.ErrShort
 	}
-	window, _ := br.Peek(buffered)
 	return inflateWhole(window, size)
+}
+
+// bufferedWindow returns what br holds already, without waiting for more,
+// where an entry of size bytes may fit in it: a compressed entry is rarely
+// more than eight times smaller than itself, and a size in a header is not
+// trusted with more memory than that before its data is seen.
+func bufferedWindow(br *bufio.Reader, size int64) ([]byte, bool) {
+	buffered := br.Buffered()
+	if size > 8*int64(buffered) {
+		return nil, false
+	}
+	window, _ := br.Peek(buffered)
+	return window, true
 }
 
 // wholeMax is the largest entry inflateAt reads whole: a size in a header

@@ -94,14 +94,13 @@ func (r *Reader) finishEntry() error {
 // — it leaves to the streaming decompressor, which starts from the same
 // byte and says what is wrong.
 func (r *Reader) inflateWhole(p []byte, left int64) bool {
-	buffered := r.br.Buffered()
-	if int64(len(p)) < left || left > 8*int64(buffered) {
+	window, ok := bufferedWindow(r.br, left)
+	if int64(len(p)) < left || !ok {
 		return false
 	}
 	if r.fast == nil {
 		r.fast = new(inflate.Decoder)
 	}
-	window, _ := r.br.Peek(buffered)
 	n, err := r.fast.Zlib(p[:left], window)
 	if err != nil {
 		return false
