@@ -33,12 +33,13 @@ type Mend struct {
 }
 
 // Rewritten is the pack Rewrite wrote: its trailer, its index entries,
-// how many entries were replaced by whole objects and how many left out.
+// the ids of the entries it replaced by whole objects (each of which
+// hashed to its id as it was written), and how many it left out.
 type Rewritten struct {
-	Sum      []byte
-	Entries  []IndexEntry
-	Replaced int
-	Dropped  int
+	Sum     []byte
+	Entries []IndexEntry
+	Whole   []object.ID
+	Dropped int
 }
 
 // Rewrite writes to w the pack held in src, whose entries spans lists in
@@ -85,7 +86,7 @@ func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend
 			return out, err
 		}
 		if replaced {
-			out.Replaced++
+			out.Whole = append(out.Whole, s.ID)
 		}
 	}
 	out.Sum, out.Entries, err = a.finish()

@@ -33,7 +33,7 @@ func TestRewrite(t *testing.T) {
 		return pack.Base{ID: id, Type: typ, Data: d}, err
 	}
 	var same bytes.Buffer
-	if r, err := pack.Rewrite(&same, src, f, spans, pack.Mend{Whole: whole, Level: 1}); err != nil || r.Replaced != 0 {
+	if r, err := pack.Rewrite(&same, src, f, spans, pack.Mend{Whole: whole, Level: 1}); err != nil || len(r.Whole) != 0 {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(same.Bytes(), data) {
@@ -59,8 +59,8 @@ func TestRewrite(t *testing.T) {
 	}
 	var out bytes.Buffer
 	r, err := pack.Rewrite(&out, src, f, spans, pack.Mend{Broken: broken, Whole: whole, Level: 1})
-	if err != nil || r.Replaced != len(broken) {
-		t.Fatal(r.Replaced, err)
+	if err != nil || len(r.Whole) != len(broken) {
+		t.Fatal(len(r.Whole), err)
 	}
 	sum, idx := r.Sum, r.Entries
 	if !bytes.Equal(out.Bytes()[out.Len()-f.Size():], sum) || len(idx) != len(spans) {
@@ -101,8 +101,8 @@ func TestRewriteFindsBadBytes(t *testing.T) {
 	damaged[spans[2].Start+3] ^= 0x40                       // and a flipped byte
 	var out bytes.Buffer
 	r, err := pack.Rewrite(&out, bytes.NewReader(damaged), f, spans, pack.Mend{Whole: whole, Level: 1})
-	if err != nil || r.Replaced < 2 {
-		t.Fatalf("%d replaced, %v", r.Replaced, err)
+	if err != nil || len(r.Whole) < 2 {
+		t.Fatalf("%d replaced, %v", len(r.Whole), err)
 	}
 	check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(r.Entries), f)
 	for _, e := range entries {
@@ -230,8 +230,8 @@ func TestRewriteLeavesOut(t *testing.T) {
 		var out bytes.Buffer
 		r, err := pack.Rewrite(&out, bytes.NewReader(data), f, spans,
 			pack.Mend{Broken: broken, Elsewhere: func(object.ID) bool { return true }, Whole: whole, Level: 1})
-		if err != nil || r.Dropped != len(broken) || len(r.Entries) != len(spans)-len(broken) || r.Replaced == 0 {
-			t.Fatalf("ofs=%v: %d left out, %d entries, %d written whole, %v", ofs, r.Dropped, len(r.Entries), r.Replaced, err)
+		if err != nil || r.Dropped != len(broken) || len(r.Entries) != len(spans)-len(broken) || len(r.Whole) == 0 {
+			t.Fatalf("ofs=%v: %d left out, %d entries, %d written whole, %v", ofs, r.Dropped, len(r.Entries), len(r.Whole), err)
 		}
 		// The index and the .rev in IndexOrder's order are what sorting
 		// gives, and what git index-pack writes.

@@ -72,9 +72,13 @@ type mender struct {
 	q       *quarantine.Dir
 	fetched fetchedPacks
 	// whole is the pack of a fetch of everything, where the mend made
-	// one; rewritten the packs written again with every entry in place.
+	// one; rewritten the packs written again with every entry in place,
+	// mended every pack written again, and checked the objects written
+	// whole into them (each hashed as it was written).
 	whole     string
 	rewritten []string
+	mended    []string
+	checked   map[object.ID]bool
 	// unreached are the broken objects nothing reaches, left out.
 	unreached map[object.ID]bool
 }
@@ -106,7 +110,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		return out, err
 	}
 	defer t.Close()
-	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine}
+	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[object.ID]bool{}}
 	if m.q == nil {
 		m.q = quarantine.For(r.CommonDir)
 	}
@@ -135,14 +139,17 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		if s.wholeWanted() {
 			out.Whole = fmt.Sprintf("the broken copies held %d of the packs' %d bytes", s.broken, s.packs)
 		}
-		fetched, left, err := m.fetch(o, dedupe(wanted), refIDs, s.wholeWanted(), s.packs)
+		wanted = dedupe(wanted)
+		s.laterFirst(wanted)
+		fetched, left, err := m.fetch(o, wanted, refIDs, s.wholeWanted(), s.packs)
 		written = fetched
 		if m.whole != "" && out.Whole == "" {
 			out.Whole = "what came by id passed half of what the packs hold"
 		}
 		m.fetched, closeFetched = openFetched(fetched, r.Format)
+		m.fetched.share(pack.NewBaseCache(rereadCache))
 		defer closeFetched()
-		out.Fetched, out.Asked = len(dedupe(wanted))-len(left), len(own)
+		out.Fetched, out.Asked = len(wanted)-len(left), len(own)
 		for _, id := range left {
 			if slices.Contains(own, id) {
 				out.NotSent = append(out.NotSent, id) // a ref's is set aside below
@@ -218,7 +225,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 			return out, err
 		}
 	}
-	out.Left = slices.DeleteFunc(stillBroken(r, f, m.fetched), func(id object.ID) bool { return m.unreached[id] })
+	out.Left = slices.DeleteFunc(stillBroken(r, f, m.fetched, m.mended, m.checked), func(id object.ID) bool { return m.unreached[id] })
 	return out, m.q.Flush()
 }
 

@@ -103,6 +103,10 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	if err := tx.End(); err != nil {
 		return "", err
 	}
+	m.mended = append(m.mended, m.t.Store.PackPath(rw.Sum, "pack"))
+	for _, id := range rw.Whole {
+		m.checked[id] = true
+	}
 	if keepAll {
 		m.rewritten = append(m.rewritten, m.t.Store.PackPath(rw.Sum, "pack"))
 	}
@@ -121,8 +125,8 @@ func rewroteWhat(rw pack.Rewritten) string {
 		s = append(s, fmt.Sprintf("without %d broken %s fetched into a pack of %s", rw.Dropped,
 			plural(rw.Dropped, "copy", "copies"), plural(rw.Dropped, "its own", "their own")))
 	}
-	if rw.Replaced > 0 || rw.Dropped == 0 {
-		s = append(s, fmt.Sprintf("with %d good %s", rw.Replaced, plural(rw.Replaced, "copy", "copies")))
+	if n := len(rw.Whole); n > 0 || rw.Dropped == 0 {
+		s = append(s, fmt.Sprintf("with %d good %s", n, plural(n, "copy", "copies")))
 	}
 	return strings.Join(s, " and ")
 }
