@@ -212,7 +212,8 @@ func TestMirrorVerifyRepairs(t *testing.T) {
 // TestMirrorVerifyUpstreamLacks: where the upstream no longer has a broken
 // object (its history rewritten), the repair fails for it with a line that
 // names it, and touches nothing else: the damaged pack stays as it was,
-// with no pack beside it, and the refs are unchanged.
+// with no pack beside it nor any temporary file, and the refs are
+// unchanged.
 func TestMirrorVerifyUpstreamLacks(t *testing.T) {
 	env := env(t)
 	base := t.TempDir()
@@ -239,6 +240,11 @@ func TestMirrorVerifyUpstreamLacks(t *testing.T) {
 	}
 	if packs, _ := filepath.Glob(filepath.Join(m, "objects/pack/*.pack")); len(packs) != 1 {
 		t.Errorf("packs: %v", packs)
+	}
+	// The pack written again beside the fetch, for granted that the
+	// object would come, is not left behind.
+	if temps, _ := filepath.Glob(filepath.Join(m, "objects/pack/tmp_*")); len(temps) != 0 {
+		t.Errorf("temporary files left: %v", temps)
 	}
 	if after := refs(t, env, m); after != before {
 		t.Errorf("refs changed:\n%s", after)

@@ -16,8 +16,8 @@ import (
 // pack holds already, then its trailer: the part WriteWhole and Complete
 // share.
 type appender struct {
-	w     io.Writer // where the pack goes: the trailer is written there
-	h     hash.Hash // the trailer's sum of everything before it
+	w     io.Writer     // where the pack goes: the trailer is written there
+	sum   func() []byte // the trailer: the sum of everything before it
 	bw    *bufio.Writer
 	off   int64 // where the next entry starts
 	zw    *zlib.Writer
@@ -28,7 +28,14 @@ type appender struct {
 // newAppender returns an appender writing to w, summing into h, the
 // objects deflated at level.
 func newAppender(w io.Writer, h hash.Hash, level int) (*appender, error) {
-	a := &appender{w: w, h: h, bw: bufio.NewWriterSize(io.MultiWriter(w, h), 1<<20)}
+	return newSummed(io.MultiWriter(w, h), w, func() []byte { return h.Sum(nil) }, level)
+}
+
+// newSummed returns an appender writing to w, the objects deflated at
+// level, whose trailer, written to tail, sum gives once everything before
+// it went to w.
+func newSummed(w, tail io.Writer, sum func() []byte, level int) (*appender, error) {
+	a := &appender{w: tail, sum: sum, bw: bufio.NewWriterSize(w, 1<<20)}
 	zw, err := zlib.NewWriterLevel(&a.entry, level)
 	if err != nil {
 		return nil, err
@@ -68,7 +75,7 @@ func (a *appender) finish() ([]byte, []IndexEntry, error) {
 	if err := a.bw.Flush(); err != nil {
 		return nil, nil, err
 	}
-	sum := a.h.Sum(nil)
+	sum := a.sum()
 	if _, err := a.w.Write(sum); err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,9 @@
 package pack
 
-import "io"
+import (
+	"hash"
+	"io"
+)
 
 // behindSize is the size of each buffer a behind writer hands to its
 // goroutine.
@@ -8,19 +11,23 @@ const behindSize = 1 << 20
 
 // behind writes to w from a goroutine of its own, a buffer at a time,
 // while its caller fills the next: the write of a large pack (the
-// kernel's copy into the page cache) runs beside the reading and hashing
-// of what comes after it. The first error of w comes from close.
+// kernel's copy into the page cache), and the hash of what is written
+// where it has one, run beside the reading of what comes after it. The
+// first error of w comes from close.
 type behind struct {
-	w    io.Writer
-	full chan []byte
-	free chan []byte
-	done chan error
-	buf  []byte
+	w     io.Writer
+	h     hash.Hash // nil: nothing hashed
+	full  chan []byte
+	free  chan []byte
+	done  chan error
+	drawn chan []byte // sum's answer
+	buf   []byte
 }
 
-// newBehind starts a behind writer to w; close must be called.
-func newBehind(w io.Writer) *behind {
-	b := &behind{w: w, full: make(chan []byte, 2), free: make(chan []byte, 3), done: make(chan error, 1)}
+// newBehind starts a behind writer to w that hashes what it writes in h,
+// where h is not nil; close must be called.
+func newBehind(w io.Writer, h hash.Hash) *behind {
+	b := &behind{w: w, h: h, full: make(chan []byte, 2), free: make(chan []byte, 3), done: make(chan error, 1), drawn: make(chan []byte)}
 	for range 3 {
 		b.free <- make([]byte, 0, behindSize)
 	}
@@ -29,16 +36,35 @@ func newBehind(w io.Writer) *behind {
 	return b
 }
 
-// run writes each full buffer to w, and hands it back.
+// run hashes and writes each full buffer to w, and hands it back; a nil
+// one asks for the sum of all before it.
 func (b *behind) run() {
 	var err error
 	for p := range b.full {
+		if p == nil {
+			b.drawn <- b.h.Sum(nil)
+			continue
+		}
+		if b.h != nil {
+			b.h.Write(p)
+		}
 		if err == nil {
 			_, err = b.w.Write(p)
 		}
 		b.free <- p[:0]
 	}
 	b.done <- err
+}
+
+// sum returns the hash of everything written so far (h's Sum), once the
+// goroutine has hashed it.
+func (b *behind) sum() []byte {
+	if len(b.buf) > 0 {
+		b.full <- b.buf
+		b.buf = <-b.free
+	}
+	b.full <- nil
+	return <-b.drawn
 }
 
 // Write copies p into the buffers, handing each on as it fills.

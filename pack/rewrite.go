@@ -52,8 +52,8 @@ type Rewritten struct {
 // other entry is copied as it is, but an OFS_DELTA's header, written again
 // with the distance to where its base now lies. src is read once, from
 // start to end. The header is written anew with the count of entries
-// kept, and the trailer computed. w is written from a goroutine of its
-// own, beside the reading of src.
+// kept, and the trailer computed. w is written, and the trailer's hash
+// computed, from a goroutine of their own, beside the reading of src.
 func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend) (out Rewritten, err error) {
 	dropped := map[int64]object.ID{} // the entries left out, by offset
 	for _, s := range spans {
@@ -61,13 +61,13 @@ func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend
 			dropped[s.Start] = s.ID
 		}
 	}
-	bw := newBehind(w)
+	bw := newBehind(w, f.NewChecksum())
 	defer func() {
 		if cerr := bw.close(); err == nil {
 			err = cerr
 		}
 	}()
-	a, err := newAppender(bw, f.NewChecksum(), m.Level)
+	a, err := newSummed(bw, bw, bw.sum, m.Level)
 	if err != nil {
 		return out, err
 	}

@@ -79,6 +79,8 @@ type mender struct {
 	rewritten []string
 	mended    []string
 	checked   map[object.ID]bool
+	// layouts are the packs laid out by their indexes (layout).
+	layouts map[string][]pack.Span
 	// unreached are the broken objects nothing reaches, left out.
 	unreached map[object.ID]bool
 }
@@ -110,7 +112,8 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		return out, err
 	}
 	defer t.Close()
-	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[object.ID]bool{}}
+	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[object.ID]bool{},
+		layouts: map[string][]pack.Span{}}
 	if m.q == nil {
 		m.q = quarantine.For(r.CommonDir)
 	}
@@ -132,8 +135,13 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		wanted = append(wanted, ref.ID)
 		refIDs[ref.ID] = true
 	}
-	var closeFetched func()
+	closeFetched := func() {}
 	var written []string // the packs the fetch wrote
+	var ahead *aheads    // the packs written again beside the fetch
+	defer func() {
+		ahead.end(m) // before the fetched packs close: they read them
+		closeFetched()
+	}()
 	if len(wanted) > 0 {
 		s := m.measure(byPack)
 		if s.wholeWanted() {
@@ -141,6 +149,9 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		}
 		wanted = dedupe(wanted)
 		s.laterFirst(wanted)
+		if !s.wholeWanted() {
+			ahead = m.rewriteAhead(packs, byPack)
+		}
 		fetched, left, err := m.fetch(o, wanted, refIDs, s.wholeWanted(), s.packs)
 		written = fetched
 		if m.whole != "" && out.Whole == "" {
@@ -148,7 +159,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		}
 		m.fetched, closeFetched = openFetched(fetched, r.Format)
 		m.fetched.share(pack.NewBaseCache(rereadCache))
-		defer closeFetched()
+		ahead.begin()
 		out.Fetched, out.Asked = len(wanted)-len(left), len(own)
 		for _, id := range left {
 			if slices.Contains(own, id) {
@@ -198,6 +209,14 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 			// The fetch brought this very pack again and published it
 			// over the damaged one (the damaged file kept aside).
 			out.Did = append(out.Did, fmt.Sprintf("%s came again whole (%s)", filepath.Base(path), why))
+			continue
+		}
+		if w := ahead.take(m, path, byPack[path]); w != nil {
+			what, err := m.publish(w)
+			if err != nil {
+				return out, fmt.Errorf("%s: %v", filepath.Base(path), err)
+			}
+			out.Did = append(out.Did, what)
 			continue
 		}
 		what, err := m.mendPack(path, why, byPack[path])

@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/verify"
+	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
@@ -49,7 +50,7 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 		}
 		return fmt.Sprintf("set aside %s.idx, an index without its pack", strings.TrimSuffix(filepath.Base(path), ".pack")), nil
 	}
-	_, spans, _, err := verify.Layout(path, m.r.Format)
+	spans, err := m.layout(path)
 	if err != nil {
 		return m.reindex(path)
 	}
@@ -62,25 +63,7 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 		}
 		return fmt.Sprintf("set aside %s, every object of which was fetched again (%s)", filepath.Base(path), why), nil
 	}
-	src, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	// What the rewrite holds per entry (where each moved, its index
-	// entry): without it the collector runs without pause under the soft
-	// limit (48 MiB: 3.3 s instead of 0.8 s for git.git's pack).
-	held := int64(len(spans)) * 160
-	cli.ReserveMemory(held)
-	defer cli.ReserveMemory(-held)
-	run := m.t.Begin()
-	defer run.End()
-	tx := run.PackPolicy.Begin()
-	f, err := m.t.Store.CreatePackTemp(tx, "pack")
-	if err != nil {
-		return "", err
-	}
-	mend := pack.Mend{Broken: broken, Whole: goodCopies(m.t.Store, m.r.Format, m.fetched), Level: m.t.Settings.PackCompression}
+	mend := pack.Mend{Broken: broken, Whole: goodCopies(m.t.Store, m.r.Format, m.fetched)}
 	switch {
 	case !keepAll:
 		mend.Elsewhere = gone
@@ -90,24 +73,92 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 		// not carried over then (pack.Rewritten.Dropped).
 		mend.Elsewhere = func(id object.ID) bool { return m.unreached[id] }
 	}
-	rw, err := pack.Rewrite(f, src, m.r.Format, spans, mend)
+	w := m.write(path, spans, keepAll, mend, nil)
+	if w.err != nil {
+		return "", w.err
+	}
+	return m.publish(w)
+}
+
+// rewriting is a damaged pack written again (write) into a temporary file
+// of the store, not yet published: its layout, whether every entry keeps
+// its place, the run and the transaction that publish it, the file, what
+// pack.Rewrite wrote, and the error that stopped it.
+type rewriting struct {
+	path    string
+	spans   []pack.Span
+	keepAll bool
+	run     *objstore.Run
+	tx      *batch.Transaction
+	f       batch.File
+	rw      pack.Rewritten
+	err     error
+}
+
+// write writes the pack at path, laid out as spans, again with mend into
+// a temporary file of the store; stop, when set, ends the reading of the
+// pack early (a rewrite ahead that is no longer wanted).
+func (m *mender) write(path string, spans []pack.Span, keepAll bool, mend pack.Mend, stop *atomic.Bool) *rewriting {
+	w := &rewriting{path: path, spans: spans, keepAll: keepAll}
+	src, err := os.Open(path)
 	if err != nil {
-		f.Close()
-		m.t.Store.FS().Remove(f.Name())
+		w.err = err
+		return w
+	}
+	defer src.Close()
+	// What the rewrite holds per entry (where each moved, its index
+	// entry): without it the collector runs without pause under the soft
+	// limit (48 MiB: 3.3 s instead of 0.8 s for git.git's pack).
+	held := int64(len(spans)) * 160
+	cli.ReserveMemory(held)
+	defer cli.ReserveMemory(-held)
+	w.run = m.t.Begin()
+	w.tx = w.run.PackPolicy.Begin()
+	if w.f, w.err = m.t.Store.CreatePackTemp(w.tx, "pack"); w.err != nil {
+		w.run.End()
+		return w
+	}
+	mend.Level = m.t.Settings.PackCompression
+	var in io.ReaderAt = src
+	if stop != nil {
+		in = stoppable{src, stop}
+	}
+	if w.rw, w.err = pack.Rewrite(w.f, in, m.r.Format, spans, mend); w.err != nil {
+		w.discard(m)
+	}
+	return w
+}
+
+// discard removes what w wrote and ends its run.
+func (w *rewriting) discard(m *mender) {
+	if w.f != nil {
+		w.f.Close()
+		m.t.Store.FS().Remove(w.f.Name())
+		w.f = nil
+	}
+	if w.run != nil {
+		w.run.End()
+		w.run = nil
+	}
+}
+
+// publish publishes the pack w wrote, durably, then sets the damaged one
+// aside, and says what it did.
+func (m *mender) publish(w *rewriting) (string, error) {
+	defer w.run.End()
+	path, rw := w.path, w.rw
+	if err := m.publishRewritten(w.tx, path, w.f, rw, w.spans); err != nil {
+		w.tx.End()
 		return "", err
 	}
-	if err := m.publishRewritten(tx, path, f, rw, spans); err != nil {
-		tx.End()
-		return "", err
-	}
-	if err := tx.End(); err != nil {
+	if err := w.tx.End(); err != nil {
 		return "", err
 	}
 	m.mended = append(m.mended, m.t.Store.PackPath(rw.Sum, "pack"))
 	for _, id := range rw.Whole {
 		m.checked[id] = true
 	}
-	if keepAll {
+	if w.keepAll {
 		m.rewritten = append(m.rewritten, m.t.Store.PackPath(rw.Sum, "pack"))
 	}
 	if !samePack(path, rw.Sum) {
@@ -117,6 +168,23 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	}
 	return fmt.Sprintf("wrote %s again as pack-%s.pack, %s", filepath.Base(path), hex.EncodeToString(rw.Sum), rewroteWhat(rw)), nil
 }
+
+// stoppable is a pack's bytes whose reads fail once stop is set.
+type stoppable struct {
+	r    io.ReaderAt
+	stop *atomic.Bool
+}
+
+// ReadAt reads from r, unless stop is set.
+func (s stoppable) ReadAt(p []byte, off int64) (int, error) {
+	if s.stop.Load() {
+		return 0, errStopped
+	}
+	return s.r.ReadAt(p, off)
+}
+
+// errStopped is what a stopped rewrite's reads fail with.
+var errStopped = errors.New("the rewrite ahead was stopped")
 
 // rewroteWhat says what a rewrite did with the broken copies.
 func rewroteWhat(rw pack.Rewritten) string {

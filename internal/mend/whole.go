@@ -49,7 +49,7 @@ func (m *mender) measure(byPack map[string]map[object.ID]bool) size {
 			continue
 		}
 		n := st.Size()
-		if _, spans, _, err := verify.Layout(p, m.r.Format); err == nil {
+		if spans, err := m.layout(p); err == nil {
 			n = max(n, layoutEnd(spans))
 			for _, sp := range spans {
 				if byPack[p][sp.ID] {
@@ -61,6 +61,19 @@ func (m *mender) measure(byPack map[string]map[object.ID]bool) size {
 		s.packs += n
 	}
 	return s
+}
+
+// layout lays the pack at path out by its index (verify.Layout), once a
+// mend: what it measures is what it rewrites.
+func (m *mender) layout(path string) ([]pack.Span, error) {
+	if spans, ok := m.layouts[path]; ok {
+		return spans, nil
+	}
+	_, spans, _, err := verify.Layout(path, m.r.Format)
+	if err == nil {
+		m.layouts[path] = spans
+	}
+	return spans, err
 }
 
 // layoutEnd is where the last entry of spans (by offset) ends, as far as

@@ -1,0 +1,133 @@
+package mend
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// aheads are the damaged packs written again beside the fetch of their
+// broken copies (rewriteAhead): the rewrite of a pack copies what comes
+// before its first broken entry while the upstream answers, and waits
+// there for the good copies (linguist's 41 MiB pack with a flipped byte:
+// the mend in 0.139 s instead of 0.165 s, medians of 5 alternated).
+type aheads struct {
+	ready  chan struct{} // closed once the fetch is over (begun)
+	stop   atomic.Bool   // set when the rewrites are not wanted
+	closed bool
+	byPath map[string]*ahead
+}
+
+// ahead is one pack's rewrite: done once write returned.
+type ahead struct {
+	done chan struct{}
+	w    *rewriting
+}
+
+// rewriteAhead begins to write again, each in a goroutine of its own,
+// the packs of packs (with the broken copies of each in byPack) that a
+// mend of copies fetched by id writes again without their broken entries:
+// those whose every entry keeps no place (no .bitmap, no .mtimes) and
+// that hold more than broken copies. Each takes for granted that every
+// broken copy comes (leaves it out of the pack), and takes the good copies
+// of the bases it needs from the fetched packs alone, once the fetch is
+// over (begin); take publishes a rewrite only where that held.
+func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[object.ID]bool) *aheads {
+	a := &aheads{ready: make(chan struct{}), byPath: map[string]*ahead{}}
+	for path := range packs {
+		broken := byPack[path]
+		if len(broken) == 0 {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		spans, err := m.layout(path)
+		base := strings.TrimSuffix(path, ".pack")
+		if err != nil || slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil }) ||
+			!slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] }) {
+			continue
+		}
+		mend := pack.Mend{Broken: broken, Elsewhere: func(id object.ID) bool { return broken[id] }, Whole: a.fetchedCopy(m)}
+		h := &ahead{done: make(chan struct{})}
+		a.byPath[path] = h
+		go func() {
+			defer close(h.done)
+			h.w = m.write(path, spans, false, mend, &a.stop)
+		}()
+	}
+	return a
+}
+
+// errNotFetched is a rewrite ahead's answer for a good copy the fetch did
+// not bring: the rewrite is not published.
+var errNotFetched = errors.New("not fetched again")
+
+// fetchedCopy returns what reads the good copy of an object for a rewrite
+// ahead: once the fetch is over, from the packs it wrote, its hash
+// checked (goodCopies), never from the store, which the mend uses beside.
+func (a *aheads) fetchedCopy(m *mender) func(object.ID) (pack.Base, error) {
+	return func(id object.ID) (pack.Base, error) {
+		<-a.ready
+		if a.stop.Load() || !m.fetched.has(id) {
+			return pack.Base{}, errNotFetched
+		}
+		return goodCopies(m.t.Store, m.r.Format, m.fetched)(id)
+	}
+}
+
+// begin lets the rewrites go past their first broken entries: the fetch
+// is over, and m.fetched set. Like take and end, it does nothing on nil
+// (no rewrite ahead).
+func (a *aheads) begin() {
+	if a != nil && !a.closed {
+		a.closed = true
+		close(a.ready)
+	}
+}
+
+// take returns the rewrite of the pack at path, once it is written, where
+// it is what mendPack would write: none failed, nothing was fetched whole
+// (a pack whose every object came is only set aside), and every broken
+// copy of broken came. Any other is discarded, and nil returned.
+func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewriting {
+	if a == nil {
+		return nil
+	}
+	h := a.byPath[path]
+	if h == nil {
+		return nil
+	}
+	delete(a.byPath, path)
+	<-h.done
+	if h.w.err != nil {
+		return nil
+	}
+	for id := range broken {
+		if m.whole != "" || !m.fetched.has(id) {
+			h.w.discard(m)
+			return nil
+		}
+	}
+	return h.w
+}
+
+// end stops the rewrites not taken, waits for them and discards what
+// they wrote.
+func (a *aheads) end(m *mender) {
+	if a == nil {
+		return
+	}
+	a.stop.Store(true)
+	a.begin()
+	for path := range a.byPath {
+		if w := a.take(m, path, nil); w != nil {
+			w.discard(m)
+		}
+	}
+}
