@@ -100,9 +100,11 @@ type mender struct {
 // upstream's value. What is left broken is in the result, and the error
 // says why the mend stopped.
 func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err error) {
-	r, err := openRepo(ctx, git)
-	if err != nil {
-		return out, err
+	r := f.repo // as the verification read it, a moment ago, under the same lock
+	if r == nil {
+		if r, err = openRepo(ctx, git); err != nil {
+			return out, err
+		}
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv

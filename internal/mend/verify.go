@@ -21,6 +21,10 @@ type Findings struct {
 	*verify.Report
 	// Missing are the refs whose object the repository does not have.
 	Missing []RefObject
+	// repo is the repository as Verify read it (its directories, format
+	// and configuration), for the Mend that follows to take as it is:
+	// nil where the findings were made otherwise.
+	repo *repo.Repo
 }
 
 // RefObject is a ref and the object it names.
@@ -59,7 +63,7 @@ func Verify(ctx context.Context, git Git, o VerifyOptions) (*Findings, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Findings{Report: rep}
+	f := &Findings{Report: rep, repo: r}
 	f.Missing, err = MissingRefObjects(ctx, git)
 	return f, err
 }
