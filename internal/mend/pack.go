@@ -115,7 +115,8 @@ func (m *mender) write(path string, spans []pack.Span, keepAll bool, mend pack.M
 	w.run = m.t.Begin()
 	w.tx = w.run.PackPolicy.Begin()
 	if w.f, w.err = m.t.Store.CreatePackTemp(w.tx, "pack"); w.err != nil {
-		w.run.End()
+		w.f = nil
+		w.discard(m)
 		return w
 	}
 	mend.Level = m.t.Settings.PackCompression

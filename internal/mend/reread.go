@@ -83,6 +83,9 @@ type packed struct {
 // offsets, by as many workers as there are CPUs, and returns those that
 // do not read right there (all of them where the pack cannot be opened).
 func reread(path string, f object.Format, es []packed) []object.ID {
+	if len(es) == 0 {
+		return nil
+	}
 	ids := func(es []packed) []object.ID {
 		out := make([]object.ID, len(es))
 		for i, e := range es {
