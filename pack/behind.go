@@ -57,7 +57,7 @@ func (b *behind) run() {
 }
 
 // sum returns the hash of everything written so far (h's Sum), once the
-// goroutine has hashed it.
+// goroutine has hashed it; the writer must have been started with a hash.
 func (b *behind) sum() []byte {
 	if len(b.buf) > 0 {
 		b.full <- b.buf

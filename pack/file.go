@@ -107,9 +107,6 @@ func (p *File) Has(id object.ID) bool {
 	return ok
 }
 
-// Offset returns where the entry of id starts, where the pack holds one.
-func (p *File) Offset(id object.ID) (int64, bool) { return p.loc.FindOffset(id) }
-
 // ObjectAt returns the type and data of the object whose entry starts at
 // offset off, resolving deltas.
 func (p *File) ObjectAt(off int64) (object.Type, []byte, error) { return p.objectAt(off, 0) }

@@ -2,6 +2,7 @@ package mend
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -35,8 +36,11 @@ type ahead struct {
 // those whose every entry keeps no place (no .bitmap, no .mtimes) and
 // that hold more than broken copies. Each takes for granted that every
 // broken copy comes (leaves it out of the pack), and takes the good copies
-// of the bases it needs from the fetched packs alone, once the fetch is
-// over (begin); take publishes a rewrite only where that held.
+// of the bases it needs once the fetch is over (begin), of objects the
+// fetched packs hold; take publishes a rewrite only where that held. The
+// caller starts none where the fetch may bring more than the broken
+// copies (a ref's missing commit, fetched with haves): mendPack sets a
+// pack whose every entry came again aside instead.
 func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[object.ID]bool) *aheads {
 	a := &aheads{ready: make(chan struct{}), byPath: map[string]*ahead{}}
 	for path := range packs {
@@ -53,6 +57,7 @@ func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[obj
 			!slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] }) {
 			continue
 		}
+		broken = maps.Clone(broken) // the mend adds to its own as it goes on
 		mend := pack.Mend{Broken: broken, Elsewhere: func(id object.ID) bool { return broken[id] }, Whole: a.fetchedCopy(m)}
 		h := &ahead{done: make(chan struct{})}
 		a.byPath[path] = h
@@ -69,8 +74,8 @@ func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[obj
 var errNotFetched = errors.New("not fetched again")
 
 // fetchedCopy returns what reads the good copy of an object for a rewrite
-// ahead: once the fetch is over, from the packs it wrote, its hash
-// checked (goodCopies), never from the store, which the mend uses beside.
+// ahead: once the fetch is over, and only of an object the packs it wrote
+// hold, as goodCopies reads it (from those packs, its hash checked).
 func (a *aheads) fetchedCopy(m *mender) func(object.ID) (pack.Base, error) {
 	return func(id object.ID) (pack.Base, error) {
 		<-a.ready
@@ -118,7 +123,9 @@ func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewrit
 }
 
 // end stops the rewrites not taken, waits for them and discards what
-// they wrote.
+// they wrote: at the mend's end, and as soon as the fetch turns to
+// everything (no rewrite ahead is published then, and none holds a
+// temporary file while a whole clone comes).
 func (a *aheads) end(m *mender) {
 	if a == nil {
 		return

@@ -81,13 +81,3 @@ func goodCopies(store *loose.Store, f object.Format, fetched fetchedPacks) func(
 		return pack.Base{ID: id, Type: typ, Data: data}, err
 	}
 }
-
-// find returns which of the packs holds id, and where, or -1.
-func (fp fetchedPacks) find(id object.ID) (int, int64) {
-	for i, pf := range fp {
-		if off, ok := pf.Offset(id); ok {
-			return i, off
-		}
-	}
-	return -1, 0
-}

@@ -79,8 +79,10 @@ type mender struct {
 	rewritten []string
 	mended    []string
 	checked   map[object.ID]bool
-	// layouts are the packs laid out by their indexes (layout).
+	// layouts are the damaged packs laid out by their indexes (layout).
 	layouts map[string][]pack.Span
+	// onWhole, when set, is told that the fetch turns to everything.
+	onWhole func()
 	// unreached are the broken objects nothing reaches, left out.
 	unreached map[object.ID]bool
 }
@@ -151,8 +153,9 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		}
 		wanted = dedupe(wanted)
 		s.laterFirst(wanted)
-		if !s.wholeWanted() {
+		if !s.wholeWanted() && len(refIDs) == 0 {
 			ahead = m.rewriteAhead(packs, byPack)
+			m.onWhole = func() { ahead.end(m) }
 		}
 		fetched, left, err := m.fetch(o, wanted, refIDs, s.wholeWanted(), s.packs)
 		written = fetched

@@ -39,16 +39,31 @@ const rereadChunk = 256
 func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[object.ID]bool) []object.ID {
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
 	defer store.Close()
-	packs, closePacks := openFetched(written, r.Format)
-	defer closePacks()
-	inPack := make([][]packed, len(packs))
+	indexes := make([]*pack.Index, len(written)) // nil: one that does not read
+	for i, path := range written {
+		if data, err := os.ReadFile(strings.TrimSuffix(path, ".pack") + ".idx"); err == nil {
+			indexes[i], _ = pack.ParseIndex(data, r.Format)
+		}
+	}
+	find := func(id object.ID) (int, int64) {
+		for i, x := range indexes {
+			if x == nil {
+				continue
+			}
+			if off, ok := x.FindOffset(id); ok {
+				return i, off
+			}
+		}
+		return -1, 0
+	}
+	inPack := make([][]packed, len(written))
 	bad := map[object.ID]bool{}
 	broken := f.Report.Broken()
 	for _, id := range broken {
 		if fetched.has(id) {
 			continue
 		}
-		if i, off := packs.find(id); i >= 0 && !hasLoose(r.ObjectDir, id) {
+		if i, off := find(id); i >= 0 && !hasLoose(r.ObjectDir, id) {
 			if !checked[id] {
 				inPack[i] = append(inPack[i], packed{off, id})
 			}
@@ -147,7 +162,8 @@ func readsAs(f object.Format, typ object.Type, data []byte, err error, id object
 }
 
 // hasLoose reports whether the object directory dir holds a loose file
-// for id, which git reads before any pack.
+// for id: such an object is read again as the store reads it (the loose
+// copy, then the packs), not from one pack alone.
 func hasLoose(dir string, id object.ID) bool {
 	shard, rest := id.Shard()
 	_, err := os.Lstat(filepath.Join(dir, shard, rest))

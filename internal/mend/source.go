@@ -78,6 +78,9 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		}
 		f.Budget = 0
 	}
+	if m.onWhole != nil {
+		m.onWhole()
+	}
 	p, err := m.fetchWhole(rem, f)
 	if err != nil {
 		return f.Written(), ids, errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))

@@ -49,7 +49,11 @@ func (m *mender) measure(byPack map[string]map[object.ID]bool) size {
 			continue
 		}
 		n := st.Size()
-		if spans, err := m.layout(p); err == nil {
+		layout := m.layout
+		if byPack[p] == nil {
+			layout = m.layoutOnce // no need to keep what no rewrite reads
+		}
+		if spans, err := layout(p); err == nil {
 			n = max(n, layoutEnd(spans))
 			for _, sp := range spans {
 				if byPack[p][sp.ID] {
@@ -63,8 +67,8 @@ func (m *mender) measure(byPack map[string]map[object.ID]bool) size {
 	return s
 }
 
-// layout lays the pack at path out by its index (verify.Layout), once a
-// mend: what it measures is what it rewrites.
+// layout lays the damaged pack at path out by its index (verify.Layout),
+// once a mend: what it measures is what it rewrites.
 func (m *mender) layout(path string) ([]pack.Span, error) {
 	if spans, ok := m.layouts[path]; ok {
 		return spans, nil
@@ -73,6 +77,12 @@ func (m *mender) layout(path string) ([]pack.Span, error) {
 	if err == nil {
 		m.layouts[path] = spans
 	}
+	return spans, err
+}
+
+// layoutOnce lays the pack at path out by its index, keeping nothing.
+func (m *mender) layoutOnce(path string) ([]pack.Span, error) {
+	_, spans, _, err := verify.Layout(path, m.r.Format)
 	return spans, err
 }
 
