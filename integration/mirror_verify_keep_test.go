@@ -4,6 +4,8 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,5 +240,57 @@ func TestMirrorVerifyCutRefetchesWhole(t *testing.T) {
 	}
 	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", "*.pack")); len(kept) != 1 {
 		t.Errorf("the cut pack kept aside: %v", kept)
+	}
+}
+
+// TestMirrorVerifyTurnsWhole: where what comes by id passes half of the
+// packs' bytes (an upstream that does not filter sends a tree with all it
+// holds), the mend fetches everything instead: the line says so, git
+// fsck is clean, the damaged pack is set aside, and the pack it had begun
+// to write again beside the fetch leaves no file behind.
+func TestMirrorVerifyTurnsWhole(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	work := filepath.Join(base, "work")
+	gittest.Git(t, env, base, "init", "-q", "-b", "main", work)
+	big := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{5}).Read(big) // does not compress
+	gittest.WriteFile(t, work, "big.bin", string(big))
+	gittest.Git(t, env, work, "add", ".")
+	gittest.Git(t, gittest.Tick(env, 1), work, "commit", "-q", "-m", "big")
+	for i := range 20 {
+		gittest.WriteFile(t, work, fmt.Sprintf("small%d.txt", i), strings.Repeat(fmt.Sprintf("line %d\n", i), 50))
+	}
+	gittest.Git(t, env, work, "add", ".")
+	gittest.Git(t, gittest.Tick(env, 2), work, "commit", "-q", "-m", "small")
+	up := filepath.Join(base, "up.git")
+	gittest.Git(t, env, base, "clone", "-q", "--bare", work, up) // uploadpack.allowFilter unset
+	tree := filepath.Join(base, "tree")
+	m := filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "-c", "fetch.unpackLimit=1", "durable::file://"+up, m)
+	root, err := object.ParseID(strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main^{tree}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, path := packIndex(t, m)
+	off, ok := idx.FindOffset(root)
+	if !ok {
+		t.Fatalf("the tip's tree %s is not in the pack", root)
+	}
+	flipByte(t, path, off+4)
+	stats := filepath.Join(base, "stats")
+	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), tree)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "fetched everything again, as a reclone does") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	if b := string(readFile(t, stats)); !strings.Contains(b, `"refetched-whole":"what came by id passed half of what the packs hold"`) {
+		t.Errorf("not turned whole by what came by id:\n%s", b)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", filepath.Base(path))); len(kept) != 1 {
+		t.Errorf("the damaged pack kept aside: %v", kept)
+	}
+	if temps, _ := filepath.Glob(filepath.Join(m, "objects", "pack", "tmp_*")); len(temps) != 0 {
+		t.Errorf("temporary files left: %v", temps)
 	}
 }
