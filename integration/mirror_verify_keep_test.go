@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // --verify never makes what git can read unreadable: an index git reads
@@ -289,6 +290,55 @@ func TestMirrorVerifyTurnsWhole(t *testing.T) {
 	gittest.Git(t, env, m, "fsck", "--full", "--strict")
 	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", filepath.Base(path))); len(kept) != 1 {
 		t.Errorf("the damaged pack kept aside: %v", kept)
+	}
+	if temps, _ := filepath.Glob(filepath.Join(m, "objects", "pack", "tmp_*")); len(temps) != 0 {
+		t.Errorf("temporary files left: %v", temps)
+	}
+}
+
+// TestMirrorVerifyManyPacks: a blob broken in each of five packs — more
+// than are written again at once beside the fetch — is mended in every
+// one: git fsck is clean, each damaged pack is set aside, and no
+// temporary file is left.
+func TestMirrorVerifyManyPacks(t *testing.T) {
+	env := env(t)
+	_, up, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
+	for _, tag := range []string{"a", "b", "c", "d"} {
+		advance(t, env, up, 1, tag)
+		gittest.Git(t, env, m, "-c", "fetch.unpackLimit=1", "fetch", "-q", "origin")
+	}
+	idxs, _ := filepath.Glob(filepath.Join(m, "objects/pack/*.idx"))
+	if len(idxs) != 5 {
+		t.Fatalf("packs: %v", idxs)
+	}
+	var damaged []string
+	for _, x := range idxs {
+		idx, err := pack.ParseIndex(readFile(t, x), object.SHA1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := strings.TrimSuffix(x, ".idx") + ".pack"
+		for i := range idx.Count() {
+			if strings.TrimSpace(gittest.Git(t, env, m, "cat-file", "-t", idx.ID(i).String())) == "blob" {
+				off, _ := idx.Offset(i)
+				flipByte(t, path, off+4)
+				damaged = append(damaged, filepath.Base(path))
+				break
+			}
+		}
+	}
+	if len(damaged) != 5 {
+		t.Fatalf("damaged %d packs: %v", len(damaged), damaged)
+	}
+	c := verifier(t, env, tree)
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, " ok ") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict")
+	for _, name := range damaged {
+		if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", name)); len(kept) != 1 {
+			t.Errorf("%s kept aside: %v", name, kept)
+		}
 	}
 	if temps, _ := filepath.Glob(filepath.Join(m, "objects", "pack", "tmp_*")); len(temps) != 0 {
 		t.Errorf("temporary files left: %v", temps)

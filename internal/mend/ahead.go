@@ -19,10 +19,16 @@ import (
 // the mend in 0.139 s instead of 0.165 s, medians of 5 alternated).
 type aheads struct {
 	ready  chan struct{} // closed once the fetch is over (begun)
+	slots  chan struct{} // one for each rewrite under way (aheadAtOnce)
 	stop   atomic.Bool   // set when the rewrites are not wanted
 	closed bool
 	byPath map[string]*ahead
 }
+
+// aheadAtOnce is how many packs are written again at once beside the
+// fetch: each holds its pack open, a temporary file and a few MiB of
+// buffers, and a crash can cut off many packs of a mirror.
+const aheadAtOnce = 2
 
 // ahead is one pack's rewrite: done once write returned.
 type ahead struct {
@@ -42,7 +48,7 @@ type ahead struct {
 // copies (a ref's missing commit, fetched with haves): mendPack sets a
 // pack whose every entry came again aside instead.
 func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[object.ID]bool) *aheads {
-	a := &aheads{ready: make(chan struct{}), byPath: map[string]*ahead{}}
+	a := &aheads{ready: make(chan struct{}), slots: make(chan struct{}, aheadAtOnce), byPath: map[string]*ahead{}}
 	for path := range packs {
 		broken := byPack[path]
 		if len(broken) == 0 {
@@ -63,6 +69,8 @@ func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[obj
 		a.byPath[path] = h
 		go func() {
 			defer close(h.done)
+			a.slots <- struct{}{}
+			defer func() { <-a.slots }()
 			h.w = m.write(path, spans, false, mend, &a.stop)
 		}()
 	}
@@ -97,9 +105,10 @@ func (a *aheads) begin() {
 }
 
 // take returns the rewrite of the pack at path, once it is written, where
-// it is what mendPack would write: none failed, nothing was fetched whole
-// (a pack whose every object came is only set aside), and every broken
-// copy of broken came. Any other is discarded, and nil returned.
+// it is what mendPack would write: it did not fail, nothing was fetched
+// whole, every broken copy of broken came, and not every entry did (a
+// pack whose every object came is only set aside). Any other is
+// discarded, and nil returned.
 func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewriting {
 	if a == nil {
 		return nil
@@ -118,6 +127,13 @@ func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewrit
 			h.w.discard(m)
 			return nil
 		}
+	}
+	if !slices.ContainsFunc(h.w.spans, func(s pack.Span) bool { return !m.fetched.has(s.ID) }) {
+		// Every entry came again (a tree asked for by id from an upstream
+		// that does not filter brings all it holds): mendPack sets the
+		// pack aside instead.
+		h.w.discard(m)
+		return nil
 	}
 	return h.w
 }
