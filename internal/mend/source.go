@@ -81,6 +81,7 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	if m.onWhole != nil {
 		m.onWhole()
 	}
+	clear(m.layouts) // as in Mend: nothing kept beside a whole fetch
 	p, err := m.fetchWhole(rem, f)
 	if err != nil {
 		return f.Written(), ids, errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
