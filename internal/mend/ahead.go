@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/git-durable/git-durable/object"
@@ -58,9 +57,7 @@ func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[obj
 			continue
 		}
 		spans, err := m.layout(path)
-		base := strings.TrimSuffix(path, ".pack")
-		if err != nil || slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil }) ||
-			!slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] }) {
+		if err != nil || keepsPlaces(path) || !slices.ContainsFunc(spans, func(s pack.Span) bool { return !broken[s.ID] }) {
 			continue
 		}
 		broken = maps.Clone(broken) // the mend adds to its own as it goes on
@@ -122,11 +119,9 @@ func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewrit
 	if h.w.err != nil {
 		return nil
 	}
-	for id := range broken {
-		if m.whole != "" || !m.fetched.has(id) {
-			h.w.discard(m)
-			return nil
-		}
+	if m.whole != "" || slices.ContainsFunc(slices.Collect(maps.Keys(broken)), func(id object.ID) bool { return !m.fetched.has(id) }) {
+		h.w.discard(m)
+		return nil
 	}
 	if !slices.ContainsFunc(h.w.spans, func(s pack.Span) bool { return !m.fetched.has(s.ID) }) {
 		// Every entry came again (a tree asked for by id from an upstream

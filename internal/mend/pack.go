@@ -30,6 +30,14 @@ var companions = []string{"idx", "pack", "rev", "bitmap", "mtimes", "keep", "pro
 // its place (pack.Repoint), for no other.
 var byPosition = []string{"bitmap", "mtimes"}
 
+// keepsPlaces reports whether the pack at path has a companion that names
+// its objects by position (byPosition): written again, its every entry
+// keeps its place.
+func keepsPlaces(path string) bool {
+	base := strings.TrimSuffix(path, ".pack")
+	return slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil })
+}
+
 // mendPack writes the damaged pack at path again so that it holds no
 // broken copy, and says what it did. Where its index lays the pack out
 // (an index whose own checksum fails still does: its offsets and ids are
@@ -54,8 +62,7 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	if err != nil {
 		return m.reindex(path)
 	}
-	base := strings.TrimSuffix(path, ".pack")
-	keepAll := slices.ContainsFunc(byPosition, func(ext string) bool { _, err := os.Stat(base + "." + ext); return err == nil })
+	keepAll := keepsPlaces(path)
 	gone := func(id object.ID) bool { return m.fetched.has(id) || m.unreached[id] }
 	if !keepAll && !slices.ContainsFunc(spans, func(s pack.Span) bool { return !gone(s.ID) }) {
 		if err := m.retirePack(path); err != nil {

@@ -73,7 +73,7 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 		bad[id] = !readsAs(r.Format, typ, data, err, id)
 	}
 	for i, path := range written {
-		for _, id := range reread(path, r.Format, inPack[i]) {
+		for _, id := range reread(path, indexes[i], r.Format, inPack[i]) {
 			typ, data, err := store.Read(id)
 			bad[id] = !readsAs(r.Format, typ, data, err, id)
 		}
@@ -94,31 +94,21 @@ type packed struct {
 	id  object.ID
 }
 
-// reread reads the objects es of the pack at path, in the order of their
-// offsets, by as many workers as there are CPUs, and returns those that
-// do not read right there (all of them where the pack cannot be opened).
-func reread(path string, f object.Format, es []packed) []object.ID {
+// reread reads the objects es of the pack at path, whose index is x, in
+// the order of their offsets, by as many workers as there are CPUs, and
+// returns those that do not read right there (all of them where the pack
+// cannot be opened).
+func reread(path string, x *pack.Index, f object.Format, es []packed) []object.ID {
 	if len(es) == 0 {
 		return nil
 	}
-	ids := func(es []packed) []object.ID {
+	file, err := os.Open(path)
+	if err != nil {
 		out := make([]object.ID, len(es))
 		for i, e := range es {
 			out[i] = e.id
 		}
 		return out
-	}
-	data, err := os.ReadFile(strings.TrimSuffix(path, ".pack") + ".idx")
-	if err != nil {
-		return ids(es)
-	}
-	x, err := pack.ParseIndex(data, f)
-	if err != nil {
-		return ids(es)
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return ids(es)
 	}
 	defer file.Close()
 	slices.SortFunc(es, func(a, b packed) int { return cmp.Compare(a.off, b.off) })

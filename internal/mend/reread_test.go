@@ -10,6 +10,7 @@ import (
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/internal/packtest"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // TestReread: the objects of a pack are read again in chains of deltas
@@ -57,15 +58,23 @@ func TestReread(t *testing.T) {
 	for k := range 5 {
 		want = append(want, es[150*5+k].id)
 	}
+	data, err := os.ReadFile(filepath.Join(dir, "p.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := pack.ParseIndex(data, object.SHA1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	given := slices.Clone(es)
 	slices.Reverse(given)
-	got := reread(path, object.SHA1, given)
+	got := reread(path, x, object.SHA1, given)
 	slices.SortFunc(got, object.ID.Compare)
 	slices.SortFunc(want, object.ID.Compare)
 	if !slices.Equal(got, want) {
 		t.Errorf("said %d: %v\nwant %d: %v", len(got), got, len(want), want)
 	}
-	if got := reread(filepath.Join(dir, "none.pack"), object.SHA1, es[:3]); len(got) != 3 {
+	if got := reread(filepath.Join(dir, "none.pack"), x, object.SHA1, es[:3]); len(got) != 3 {
 		t.Errorf("a pack that does not open: %d said, want 3", len(got))
 	}
 }
