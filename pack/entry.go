@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/git-durable/git-durable/object"
@@ -55,6 +56,17 @@ func readEntryHeader(br byteReader, off int64, f object.Format) (Entry, error) {
 		return e, &TypeError{Offset: off, Type: uint8(e.Type)}
 	}
 	return e, nil
+}
+
+// ParseEntryHeader parses the header of the entry at offset off from b,
+// the entry's first bytes (64 hold every header): its type and size, and
+// a delta's base. A header b cuts short is io.ErrUnexpectedEOF.
+func ParseEntryHeader(b []byte, off int64, f object.Format) (Entry, error) {
+	e, err := readEntryHeader(bytes.NewReader(b), off, f)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return e, err
 }
 
 // readOfsBase reads the base distance of an OFS_DELTA entry.

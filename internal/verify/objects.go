@@ -35,12 +35,32 @@ func workerCache(workers int, size int64) int64 {
 // objects resolves and hashes every object of the pack but those whose
 // bytes are known bad (skip), opts.Workers at a time, and returns the
 // damage: an object that does not inflate, whose delta does not apply, or
-// whose data does not hash to the id the index gives it.
+// whose data does not hash to the id the index gives it. The delta tree
+// checks what it can; the rest is read as the store reads it.
 func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options) ([]Damage, error) {
+	var done atomic.Int64
+	progress := func(n int) {
+		if d := done.Add(int64(n)); opts.Progress != nil {
+			opts.Progress("Checking objects", d, int64(len(p.entries)))
+		}
+	}
+	checked := p.tree(ctx, skip, opts.Workers, workerCache(opts.Workers, p.size), progress)
+	var rest []entry
+	for k, e := range p.entries {
+		if !checked[k] {
+			rest = append(rest, e)
+		}
+	}
+	return p.each(ctx, rest, skip, opts, progress)
+}
+
+// each reads and hashes the objects of es but those skip holds, each as
+// the store reads it (pack.File, with a cache of bases), opts.Workers at
+// a time, and returns the damage.
+func (p *packSet) each(ctx context.Context, es []entry, skip map[int]string, opts Options, progress func(int)) ([]Damage, error) {
 	next := make(chan []entry)
 	var mu sync.Mutex
 	var damage []Damage
-	var done atomic.Int64
 	var wg sync.WaitGroup
 	for range opts.Workers {
 		wg.Go(func() {
@@ -48,7 +68,7 @@ func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options
 			file.Cache = pack.NewBaseCache(workerCache(opts.Workers, p.size))
 			for es := range next {
 				for _, e := range es {
-					if _, bad := skip[e.i]; bad {
+					if skipped(skip, e) {
 						continue
 					}
 					if why := p.check(file, e); why != "" {
@@ -57,14 +77,12 @@ func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options
 						mu.Unlock()
 					}
 				}
-				if n := done.Add(int64(len(es))); opts.Progress != nil {
-					opts.Progress("Checking objects", n, int64(len(p.entries)))
-				}
+				progress(len(es))
 			}
 		})
 	}
-	for start := 0; start < len(p.entries) && ctx.Err() == nil; start += chunk {
-		next <- p.entries[start:min(start+chunk, len(p.entries))]
+	for start := 0; start < len(es) && ctx.Err() == nil; start += chunk {
+		next <- es[start:min(start+chunk, len(es))]
 	}
 	close(next)
 	wg.Wait()

@@ -34,6 +34,9 @@ type packSet struct {
 	idx     *pack.Index
 	format  object.Format
 	entries []entry // by offset
+	// links are the entries' bases (by offset order), as their headers
+	// say: see link.
+	links []int32
 	// untrusted says that the index's own checksum failed: its offsets
 	// and ids lay the pack out (git reads it so), its CRCs are not used,
 	// and an object that does not read back is taken for broken itself.
@@ -52,7 +55,7 @@ func checkPack(ctx context.Context, path string, f object.Format, opts Options) 
 	}
 	defer p.f.Close()
 	if opts.Reserve != nil {
-		held := p.idx.Size() + int64(opts.Workers)*2*workerCache(opts.Workers, p.size)
+		held := p.idx.Size() + treeBytes*int64(len(p.entries)) + int64(opts.Workers)*2*workerCache(opts.Workers, p.size)
 		opts.Reserve(held)
 		defer opts.Reserve(-held)
 	}
@@ -192,8 +195,8 @@ func (p *packSet) frame() string {
 }
 
 // stream reads the pack once from start to the end of its entries, at the
-// rate opts allows: its checksum against its trailer, and each entry's CRC
-// against the index's. It returns the entries, by index number, whose
+// rate opts allows: its checksum against its trailer, each entry's CRC
+// against the index's, and each entry's header (links). It returns the entries, by index number, whose
 // bytes are not what the index recorded or lie past the end of the pack,
 // and whether the checksum matched.
 func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string, sound bool, err error) {
@@ -204,6 +207,11 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 	var off int64
 	k := 0
 	crc := crc32.NewIEEE()
+	p.links = make([]int32, len(p.entries))
+	for k := range p.links {
+		p.links[k] = unknown
+	}
+	head := make([]byte, 0, headMax)
 	for {
 		n, rerr := r.Read(buf)
 		chunk := buf[:n]
@@ -216,6 +224,12 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 				continue
 			}
 			take := min(int64(len(chunk)), e.end-off)
+			if need := min(headMax, e.end-e.start); int64(len(head)) < need {
+				head = append(head, chunk[:min(take, need-int64(len(head)))]...)
+				if int64(len(head)) == need {
+					p.links[k] = p.link(head, e)
+				}
+			}
 			crc.Write(chunk[:take])
 			chunk, off = chunk[take:], off+take
 			if off == e.end {
@@ -223,6 +237,7 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 					bad[e.i] = fmt.Sprintf("bad packed object CRC for %s", p.idx.ID(e.i))
 				}
 				crc.Reset()
+				head = head[:0]
 				k++
 			}
 		}
