@@ -22,12 +22,21 @@ type copier struct {
 	raw     []byte              // the bytes of the entry being copied
 	moved   map[int64]int64     // old offset -> new
 	dropped map[int64]object.ID // the entries left out, by offset
+	kept    map[object.ID]bool  // the broken entries not left out
 }
 
-// entry writes the entry s to the new pack: copied, or whole where its
-// bytes are broken or its base was left out. It reports whether it was
-// written whole.
-func (c *copier) entry(s Span) (bool, error) {
+// How an entry was written: as it was (but an OFS_DELTA's distance), as
+// another pack holds its good copy, or as a whole object.
+const (
+	wroteAsIs = iota
+	wroteCopy
+	wroteWhole
+)
+
+// entry writes the entry s to the new pack: copied, or from its good copy
+// where its bytes are broken or its base was left out. It returns how it
+// was written.
+func (c *copier) entry(s Span) (int, error) {
 	c.moved[s.Start] = c.a.off
 	ok := !c.m.Broken[s.ID]
 	if ok {
@@ -36,7 +45,7 @@ func (c *copier) entry(s Span) (bool, error) {
 	if ok {
 		switch err := c.copy(s); {
 		case err == nil:
-			return false, nil
+			return wroteAsIs, nil
 		case errors.Is(err, errBaseLeftOut):
 		default:
 			ok = false
@@ -44,14 +53,44 @@ func (c *copier) entry(s Span) (bool, error) {
 	}
 	if ok {
 		if b, err := c.onGoodBase(s); err == nil {
-			return true, c.a.add(b)
+			return wroteWhole, c.a.add(b)
 		}
+	}
+	if c.fromCopy(s) {
+		return wroteCopy, nil
 	}
 	b, err := c.m.Whole(s.ID)
 	if err != nil {
-		return false, fmt.Errorf("pack: no good copy of %s: %w", s.ID, err)
+		return wroteAsIs, fmt.Errorf("pack: no good copy of %s: %w", s.ID, err)
 	}
-	return true, c.a.add(b)
+	return wroteWhole, c.a.add(b)
+}
+
+// fromCopy writes the entry s as another pack holds its good copy
+// (Mend.Copy), where there is one that can lie here: a whole object, or a
+// delta on a broken object this pack keeps (its base is then written from
+// a good copy too). It reports whether it did.
+func (c *copier) fromCopy(s Span) bool {
+	if c.m.Copy == nil {
+		return false
+	}
+	cp, ok := c.m.Copy(s.ID)
+	if !ok {
+		return false
+	}
+	head := AppendEntryHeader(nil, cp.Type, cp.Size)
+	switch cp.Type {
+	case object.Commit, object.Tree, object.Blob, object.Tag:
+	case object.RefDelta:
+		if !c.kept[cp.Base] || cp.Base == s.ID {
+			return false
+		}
+		head = append(head, cp.Base.Bytes()...)
+	default:
+		return false
+	}
+	c.a.raw(s.ID, head, cp.Data)
+	return true
 }
 
 // errBaseLeftOut is copy's answer for a delta whose base was left out.

@@ -28,17 +28,24 @@ type Mend struct {
 	Elsewhere func(object.ID) bool
 	// Whole gives the good copy of an object, its hash checked.
 	Whole func(object.ID) (Base, error)
+	// Copy, when set, gives the good copy of an object as another pack
+	// holds it (ReadCopy), written in place of the broken entry as it is
+	// — nothing inflated, applied or deflated again — where it is whole
+	// or a delta on an object this pack keeps; else Whole's is written.
+	Copy func(object.ID) (Copied, bool)
 	// Level is the compression level of the objects written whole.
 	Level int
 }
 
 // Rewritten is the pack Rewrite wrote: its trailer, its index entries,
 // the ids of the entries it replaced by whole objects (each of which
-// hashed to its id as it was written), and how many it left out.
+// hashed to its id as it was written), how many it replaced by another
+// pack's entries (Mend.Copy: not hashed here), and how many it left out.
 type Rewritten struct {
 	Sum     []byte
 	Entries []IndexEntry
 	Whole   []object.ID
+	Copied  int
 	Dropped int
 }
 
@@ -47,7 +54,8 @@ type Rewritten struct {
 // broken ids that have a good copy elsewhere are left out; every other
 // broken entry, every entry whose bytes are not what its CRC says or lie
 // past the end of src (a pack cut short), and every delta whose base was
-// left out, is written as a whole object (a delta on a base left out is
+// left out, is written from its good copy — another pack's entry as it
+// is (Mend.Copy), or a whole object (a delta on a base left out is
 // applied to the base's good copy, and its result's hash checked); every
 // other entry is copied as it is, but an OFS_DELTA's header, written again
 // with the distance to where its base now lies. src is read once, from
@@ -56,9 +64,14 @@ type Rewritten struct {
 // computed, from a goroutine of their own, beside the reading of src.
 func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend) (out Rewritten, err error) {
 	dropped := map[int64]object.ID{} // the entries left out, by offset
+	kept := map[object.ID]bool{}     // the broken ones kept: a copy's delta may name them
 	for _, s := range spans {
-		if m.Broken[s.ID] && m.Elsewhere != nil && m.Elsewhere(s.ID) {
-			dropped[s.Start] = s.ID
+		if m.Broken[s.ID] {
+			if m.Elsewhere != nil && m.Elsewhere(s.ID) {
+				dropped[s.Start] = s.ID
+			} else {
+				kept[s.ID] = true
+			}
 		}
 	}
 	bw := newBehind(w, f.NewChecksum())
@@ -74,19 +87,22 @@ func Rewrite(w io.Writer, src io.ReaderAt, f object.Format, spans []Span, m Mend
 	a.bw.Write(AppendHeader(nil, Header{Version: 2, Count: uint32(len(spans) - len(dropped))}))
 	a.off = HeaderSize
 	a.added = make([]IndexEntry, 0, len(spans)-len(dropped))
-	c := copier{a: a, f: f, m: m, dropped: dropped, moved: make(map[int64]int64, len(spans))}
+	c := copier{a: a, f: f, m: m, dropped: dropped, kept: kept, moved: make(map[int64]int64, len(spans))}
 	c.in = bufio.NewReaderSize(io.NewSectionReader(src, 0, 1<<62), 1<<20)
 	for _, s := range spans {
 		if _, ok := dropped[s.Start]; ok {
 			out.Dropped++
 			continue
 		}
-		replaced, err := c.entry(s)
+		how, err := c.entry(s)
 		if err != nil {
 			return out, err
 		}
-		if replaced {
+		switch how {
+		case wroteWhole:
 			out.Whole = append(out.Whole, s.ID)
+		case wroteCopy:
+			out.Copied++
 		}
 	}
 	out.Sum, out.Entries, err = a.finish()

@@ -40,9 +40,9 @@ type ahead struct {
 // mend of copies fetched by id writes again without their broken entries:
 // those whose every entry keeps no place (no .bitmap, no .mtimes) and
 // that hold more than broken copies. Each takes for granted that every
-// broken copy comes (leaves it out of the pack), and takes the good copies
-// of the bases it needs once the fetch is over (begin), of objects the
-// fetched packs hold; take publishes a rewrite only where that held. The
+// broken copy comes, and takes the good copies once the fetch is over
+// (begin), of objects the fetched packs hold; take publishes a rewrite
+// only where that held. The
 // caller starts none where the fetch may bring more than the broken
 // copies (a ref's missing commit, fetched with haves): mendPack sets a
 // pack whose every entry came again aside instead.
@@ -61,7 +61,7 @@ func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[obj
 			continue
 		}
 		broken = maps.Clone(broken) // the mend adds to its own as it goes on
-		mend := pack.Mend{Broken: broken, Elsewhere: func(id object.ID) bool { return broken[id] }, Whole: a.fetchedCopy(m)}
+		mend := pack.Mend{Broken: broken, Whole: a.fetchedCopy(m), Copy: a.fetchedEntry(m)}
 		h := &ahead{done: make(chan struct{})}
 		a.byPath[path] = h
 		go func() {
@@ -88,6 +88,19 @@ func (a *aheads) fetchedCopy(m *mender) func(object.ID) (pack.Base, error) {
 			return pack.Base{}, errNotFetched
 		}
 		return goodCopies(m.t.Store, m.r.Format, m.fetched)(id)
+	}
+}
+
+// fetchedEntry returns what gives a rewrite ahead the entry of a good
+// copy as the packs the fetch wrote hold it (fetchedPacks.copyOf), once
+// the fetch is over.
+func (a *aheads) fetchedEntry(m *mender) func(object.ID) (pack.Copied, bool) {
+	return func(id object.ID) (pack.Copied, bool) {
+		<-a.ready
+		if a.stop.Load() {
+			return pack.Copied{}, false
+		}
+		return m.fetched.copyOf(id)
 	}
 }
 

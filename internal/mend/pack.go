@@ -42,10 +42,12 @@ func keepsPlaces(path string) bool {
 // broken copy, and says what it did. Where its index lays the pack out
 // (an index whose own checksum fails still does: its offsets and ids are
 // used, its CRCs are not), each broken entry is replaced by its good copy
-// and every other entry copied (pack.Rewrite); an entry a fetched pack
-// holds is left out instead, unless the pack has a .bitmap or an .mtimes,
-// which name objects by position: then every entry keeps its place and
-// those files are written again for the new pack. Where the index lays
+// — the entry of the pack it was fetched into, as it is, where it can lie
+// there; else the object whole — and every other entry copied
+// (pack.Rewrite), each in its place: a .bitmap or .mtimes, which name
+// objects by position, is written again for the new pack. After a fetch
+// of everything, an entry it brought is left out instead (unless the pack
+// has a .bitmap or .mtimes); what nothing reaches is left out. Where the index lays
 // nothing out, the index is made again from the pack (reindex). The new
 // pack's files are durable — written out, renamed, flushed — before the
 // damaged pack's files are set aside in the quarantine, the index first
@@ -72,13 +74,18 @@ func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, 
 	}
 	mend := pack.Mend{Broken: broken, Whole: goodCopies(m.t.Store, m.r.Format, m.fetched)}
 	switch {
-	case !keepAll:
+	case m.whole != "" && !keepAll:
+		// A fetch of everything holds every object it brought: those
+		// are left out, or git would read them all twice.
 		mend.Elsewhere = gone
 	case len(m.unreached) > 0:
-		// Only what nothing reaches leaves a pack whose every other entry
-		// keeps its place: its bitmap, which names them by position, is
-		// not carried over then (pack.Rewritten.Dropped).
+		// Only what nothing reaches is left out: its pack's bitmap, which
+		// names the entries by position, is not carried over then
+		// (pack.Rewritten.Dropped).
 		mend.Elsewhere = func(id object.ID) bool { return m.unreached[id] }
+	}
+	if m.whole == "" {
+		mend.Copy = m.fetched.copyOf
 	}
 	w := m.write(path, spans, keepAll, mend, nil)
 	if w.err != nil {
@@ -201,7 +208,7 @@ func rewroteWhat(rw pack.Rewritten) string {
 		s = append(s, fmt.Sprintf("without %d broken %s fetched into a pack of %s", rw.Dropped,
 			plural(rw.Dropped, "copy", "copies"), plural(rw.Dropped, "its own", "their own")))
 	}
-	if n := len(rw.Whole); n > 0 || rw.Dropped == 0 {
+	if n := len(rw.Whole) + rw.Copied; n > 0 || rw.Dropped == 0 {
 		s = append(s, fmt.Sprintf("with %d good %s", n, plural(n, "copy", "copies")))
 	}
 	return strings.Join(s, " and ")

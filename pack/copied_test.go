@@ -1,0 +1,102 @@
+package pack_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
+)
+
+// TestRewriteCopies: the broken entries of a git-made pack (the base of
+// every delta, and every third entry) are replaced by the entries of a
+// second pack that holds their good copies as git packs them — whole, or
+// OFS deltas on one another, taken as REF deltas — byte for byte, none
+// written whole; git index-pack --strict takes the new pack, in which
+// every object reads as before. A copy whose bytes are not what its CRC
+// says is refused.
+func TestRewriteCopies(t *testing.T) {
+	gittest.Need(t)
+	env := gittest.Env(t)
+	f := object.SHA1
+	dir := gittest.Init(t, env, true, "")
+	gittest.History(t, env, dir, 20, 20)
+	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
+	entries, spans := spansOf(t, data, f)
+	file := pack.NewFile(bytes.NewReader(data), locator(entries), f)
+	broken := map[object.ID]bool{}
+	for k, s := range spans {
+		e, err := file.HeaderAt(s.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type == object.OfsDelta {
+			for _, b := range spans {
+				if b.Start == e.BaseOffset {
+					broken[b.ID] = true
+				}
+			}
+		}
+		if k%3 == 0 {
+			broken[s.ID] = true
+		}
+	}
+	var list strings.Builder
+	for id := range broken {
+		list.WriteString(id.String() + "\n")
+	}
+	good := gittest.GitIn(t, env, dir, []byte(list.String()), "pack-objects", "--stdout", "--delta-base-offset")
+	goodEntries, goodSpans := spansOf(t, good, f)
+	at := map[int64]object.ID{}
+	deltas := 0
+	goodFile := pack.NewFile(bytes.NewReader(good), locator(goodEntries), f)
+	for _, s := range goodSpans {
+		at[s.Start] = s.ID
+		if e, _ := goodFile.HeaderAt(s.Start); e.Type == object.OfsDelta {
+			deltas++
+		}
+	}
+	if deltas == 0 {
+		t.Fatal("no delta among the good copies")
+	}
+	idAt := func(off int64) (object.ID, bool) { id, ok := at[off]; return id, ok }
+	copyOf := func(id object.ID) (pack.Copied, bool) {
+		for _, s := range goodSpans {
+			if s.ID == id {
+				c, err := pack.ReadCopy(bytes.NewReader(good), s.Start, s.End, s.CRC, f, idAt)
+				return c, err == nil
+			}
+		}
+		return pack.Copied{}, false
+	}
+	noWhole := func(id object.ID) (pack.Base, error) { return pack.Base{}, errors.New("not to be written whole") }
+	var out bytes.Buffer
+	r, err := pack.Rewrite(&out, bytes.NewReader(data), f, spans, pack.Mend{Broken: broken, Whole: noWhole, Copy: copyOf, Level: 1})
+	if err != nil || r.Copied != len(broken) || len(r.Whole) != 0 || len(r.Entries) != len(spans) {
+		t.Fatalf("%d copied of %d broken, %d whole, %d entries of %d: %v", r.Copied, len(broken), len(r.Whole), len(r.Entries), len(spans), err)
+	}
+	p := filepath.Join(t.TempDir(), "new.pack")
+	os.WriteFile(p, out.Bytes(), 0o644)
+	gittest.Git(t, env, dir, "index-pack", "--strict", p)
+	check := pack.NewFile(bytes.NewReader(out.Bytes()), locator(r.Entries), f)
+	for _, e := range entries {
+		want, wantData, err := file.Object(e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typ, d, err := check.Object(e.ID); err != nil || typ != want || !bytes.Equal(d, wantData) {
+			t.Fatalf("%s reads otherwise in the new pack: %v", e.ID, err)
+		}
+	}
+	s := goodSpans[0]
+	bad := bytes.Clone(good)
+	bad[s.End-1] ^= 1
+	if _, err := pack.ReadCopy(bytes.NewReader(bad), s.Start, s.End, s.CRC, f, idAt); !errors.Is(err, pack.ErrCopyCRC) {
+		t.Fatalf("a copy of bytes its CRC does not match: %v", err)
+	}
+}
