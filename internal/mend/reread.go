@@ -2,12 +2,12 @@ package mend
 
 import (
 	"cmp"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/repo"
@@ -21,21 +21,20 @@ import (
 // out among its workers): the bases their deltas share.
 const rereadCache = 32 << 20
 
-// rereadChunk is how many entries, consecutive in a pack, a worker of
-// stillBroken takes at once: its cache then holds the bases they share.
+// rereadChunk is how many objects read again make a worker's work: fewer
+// are read by one.
 const rereadChunk = 256
 
 // stillBroken reads again every object the verification found broken,
-// as git would (a good loose copy first), but those the fetched packs hold
-// (the unpack hashed them as they came) and those checked as the packs
-// were written again (written whole, hashed), and returns those that
-// still cannot be read. Those the packs written again (written) hold, and
-// no loose file, are read from there in the order of the pack, so that a
-// delta's base is at hand, by as many workers as there are CPUs (git.git
-// to v2.0.0 with 1 MiB zeroed mid-pack: 3,542 deltas read again in 0.4 s,
-// where one by one through the store 5,055 objects took 1.0 s); one that
-// does not read right there is read once more as git would, from
-// whatever copy the store finds.
+// as git would (a good loose copy first), but those checked as the packs
+// were written again (written whole, hashed), and those the fetched packs
+// hold (the unpack hashed them as they came) and no pack written again
+// does, and returns those that still cannot be read. Those the packs
+// written again (written) hold, and no loose file, are read from there
+// down their delta tree (reread: the good copies put in place of broken
+// ones, and the deltas on them, each read once), by as many workers as
+// there are CPUs; one that does not read right there is read once more
+// as git would, from whatever copy the store finds.
 func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[object.ID]bool) []object.ID {
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
 	defer store.Close()
@@ -60,13 +59,13 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 	bad := map[object.ID]bool{}
 	broken := f.Report.Broken()
 	for _, id := range broken {
-		if fetched.has(id) {
-			continue
-		}
 		if i, off := find(id); i >= 0 && !hasLoose(r.ObjectDir, id) {
 			if !checked[id] {
 				inPack[i] = append(inPack[i], packed{off, id})
 			}
+			continue
+		}
+		if fetched.has(id) {
 			continue
 		}
 		typ, data, err := store.Read(id)
@@ -94,51 +93,65 @@ type packed struct {
 	id  object.ID
 }
 
-// reread reads the objects es of the pack at path, whose index is x, in
-// the order of their offsets, by as many workers as there are CPUs, and
-// returns those that do not read right there (all of them where the pack
-// cannot be opened).
+// reread reads the objects es of the pack at path, whose index is x, down
+// their delta tree (pack.Tree: each read once, a delta applied to its
+// base in hand; one whose base is not among them read as the store reads
+// it), by as many workers as there are CPUs, and returns those that do
+// not read right there (all of them where the pack cannot be opened).
 func reread(path string, x *pack.Index, f object.Format, es []packed) []object.ID {
 	if len(es) == 0 {
 		return nil
 	}
-	file, err := os.Open(path)
-	if err != nil {
+	ids := func(es []packed) []object.ID {
 		out := make([]object.ID, len(es))
 		for i, e := range es {
 			out[i] = e.id
 		}
 		return out
 	}
+	file, err := os.Open(path)
+	if err != nil {
+		return ids(es)
+	}
 	defer file.Close()
 	slices.SortFunc(es, func(a, b packed) int { return cmp.Compare(a.off, b.off) })
+	t := &pack.Tree{Starts: make([]int64, len(es)), Bases: make([]int32, len(es))}
+	for k, e := range es {
+		t.Starts[k] = e.off
+	}
+	pf := pack.NewFile(file, x, f)
+	for k, e := range es {
+		t.Bases[k] = pack.Outside
+		h, err := pf.HeaderAt(e.off)
+		if err != nil {
+			continue
+		}
+		base, ok := h.BaseOffset, h.Type == object.OfsDelta
+		if h.Type == object.RefDelta {
+			base, ok = x.FindOffset(h.BaseID)
+		}
+		if j, found := slices.BinarySearch(t.Starts, base); ok && found && j != k {
+			t.Bases[k] = int32(j)
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(len(es)/rereadChunk, 1))
-	next := make(chan []packed)
-	var mu sync.Mutex
-	var failed []object.ID
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
+	right := t.Check(context.Background(), pack.TreeCheck{
+		Workers: workers,
+		Room:    rereadCache / int64(workers),
+		NewFile: func() *pack.File {
 			pf := pack.NewFile(file, x, f)
 			pf.Cache = pack.NewBaseCache(rereadCache / int64(workers))
-			for chunk := range next {
-				for _, e := range chunk {
-					typ, data, err := pf.ObjectAt(e.off)
-					if !readsAs(f, typ, data, err, e.id) {
-						mu.Lock()
-						failed = append(failed, e.id)
-						mu.Unlock()
-					}
-				}
-			}
-		})
+			return pf
+		},
+		OK: func(k int, typ object.Type, data []byte) bool { return readsAs(f, typ, data, nil, es[k].id) },
+	})
+	var failed []packed
+	for k, e := range es {
+		if !right[k] {
+			failed = append(failed, e)
+		}
 	}
-	for chunk := range slices.Chunk(es, rereadChunk) {
-		next <- chunk
-	}
-	close(next)
-	wg.Wait()
-	return failed
+	return ids(failed)
 }
 
 // readsAs reports whether a read of id that gave typ, data and err read

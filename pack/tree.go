@@ -1,0 +1,174 @@
+package pack
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/git-durable/git-durable/object"
+)
+
+// Outside is the base of a Tree's entry that has none among its entries:
+// a whole object, or a delta on an object elsewhere (read as
+// File.ObjectAt reads it).
+const Outside int32 = -1
+
+// Tree is entries of a pack laid out as deltas on their bases: where each
+// starts, and its base's place among them, or Outside.
+type Tree struct {
+	Starts []int64
+	Bases  []int32
+}
+
+// TreeBytes is the memory Check takes for each entry of a Tree: its place
+// among its base's deltas (twice while they are laid out), and whether it
+// was found right.
+const TreeBytes = 13
+
+// rootsAtOnce is how many entries whose base is Outside, consecutive in
+// the pack, a worker of Check takes at once with the deltas down from
+// them.
+const rootsAtOnce = 256
+
+// TreeCheck says how Tree.Check reads: by Workers at once, each with a
+// File of its own (NewFile) and at most Room bytes of objects held down
+// the chain it is on; Skip, when set, says which entries not to read (nor
+// the deltas on them); OK is told of each object read, and says whether
+// it is right; Progress, when set, is told how many more were.
+type TreeCheck struct {
+	Workers  int
+	Room     int64
+	NewFile  func() *File
+	Skip     func(k int) bool
+	OK       func(k int, typ object.Type, data []byte) bool
+	Progress func(n int)
+}
+
+// Check reads the entries of t as git index-pack resolves a pack: each
+// whose base is Outside as File.ObjectAt reads it, then the deltas on it
+// applied to it in hand, and those on them, down every chain — each entry
+// inflated once, wherever in the pack its base lies. It returns which
+// entries it read and OK found right. One it did not (it does not read,
+// OK refused it or its base, it lies further down a chain than a worker's
+// room or MaxDeltaDepth) is for the caller to read otherwise.
+func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
+	first, kids := t.children()
+	right := make([]bool, len(t.Starts))
+	roots := make(chan []int32)
+	var wg sync.WaitGroup
+	for range max(c.Workers, 1) {
+		wg.Go(func() {
+			w := &walker{t: t, c: &c, file: c.NewFile(), first: first, kids: kids, right: right}
+			for rs := range roots {
+				n := 0
+				for _, k := range rs {
+					n += w.root(k)
+				}
+				if c.Progress != nil {
+					c.Progress(n)
+				}
+			}
+		})
+	}
+	var rs []int32
+	for k, b := range t.Bases {
+		if ctx.Err() != nil {
+			break
+		}
+		if b != Outside || c.Skip != nil && c.Skip(k) {
+			continue
+		}
+		if rs = append(rs, int32(k)); len(rs) == rootsAtOnce {
+			roots <- rs
+			rs = nil
+		}
+	}
+	if len(rs) > 0 && ctx.Err() == nil {
+		roots <- rs
+	}
+	close(roots)
+	wg.Wait()
+	return right
+}
+
+// children lays out the deltas on each entry: those on entry k are
+// kids[first[k]:first[k+1]], in the pack's order.
+func (t *Tree) children() (first, kids []int32) {
+	n := len(t.Bases)
+	first = make([]int32, n+1)
+	for _, b := range t.Bases {
+		if b >= 0 {
+			first[b+1]++
+		}
+	}
+	for k := range n {
+		first[k+1] += first[k]
+	}
+	kids = make([]int32, first[n])
+	at := slices.Clone(first[:n])
+	for k, b := range t.Bases {
+		if b >= 0 {
+			kids[at[b]] = int32(k)
+			at[b]++
+		}
+	}
+	return first, kids
+}
+
+// walker is a worker of Check: it holds the objects down the chain it is
+// on, held bytes of them.
+type walker struct {
+	t           *Tree
+	c           *TreeCheck
+	file        *File
+	first, kids []int32
+	right       []bool
+	held        int64
+}
+
+// root reads entry k, whose base is Outside, and the deltas down from it,
+// and returns how many it found right.
+func (w *walker) root(k int32) int {
+	typ, data, err := w.file.ObjectAt(w.t.Starts[k])
+	if err != nil || !w.ok(k, typ, data) {
+		return 0
+	}
+	return 1 + w.below(k, typ, data, 0)
+}
+
+// below reads the deltas on entry k, whose object is typ and data, depth
+// deltas down from the root, and those down from them; it returns how
+// many it found right.
+func (w *walker) below(k int32, typ object.Type, data []byte, depth int) int {
+	if depth >= MaxDeltaDepth {
+		return 0 // too deep for ObjectAt too: it says so
+	}
+	w.held += int64(len(data))
+	defer func() { w.held -= int64(len(data)) }()
+	n := 0
+	for _, d := range w.kids[w.first[k]:w.first[k+1]] {
+		if w.c.Skip != nil && w.c.Skip(int(d)) {
+			continue
+		}
+		_, delta, err := w.file.EntryAt(w.t.Starts[d])
+		if err != nil {
+			continue
+		}
+		out, err := ApplyDelta(nil, data, delta)
+		if err != nil || !w.ok(d, typ, out) {
+			continue
+		}
+		n++
+		if w.first[d] < w.first[d+1] && w.held+int64(len(out)) <= w.c.Room {
+			n += w.below(d, typ, out, depth+1)
+		}
+	}
+	return n
+}
+
+// ok asks TreeCheck.OK about entry k, and notes its answer.
+func (w *walker) ok(k int32, typ object.Type, data []byte) bool {
+	right := w.c.OK(int(k), typ, data)
+	w.right[k] = right
+	return right
+}
