@@ -250,8 +250,44 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 			return out, err
 		}
 	}
-	out.Left = slices.DeleteFunc(stillBroken(r, f, m.fetched, m.mended, m.checked), func(id object.ID) bool { return m.unreached[id] })
+	left, there := stillBroken(r, f, m.fetched, m.mended, m.checked)
+	out.Left = slices.DeleteFunc(left, func(id object.ID) bool { return m.unreached[id] })
+	closeFetched()
+	closeFetched = func() {}
+	if err := m.retireFetched(written, there); err != nil {
+		return out, err
+	}
 	return out, m.q.Flush()
+}
+
+// retireFetched sets aside each pack a fetch by id wrote (of paths) whose
+// every object a pack written again holds, and read right there (there):
+// the good copies' entries were put in place of the broken ones, and git
+// would read them twice.
+func (m *mender) retireFetched(paths []string, there map[object.ID]bool) error {
+	for _, p := range paths {
+		if p == m.whole {
+			continue
+		}
+		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
+		if err != nil {
+			continue
+		}
+		x, err := pack.ParseIndex(data, m.r.Format)
+		if err != nil {
+			continue
+		}
+		all := true
+		for i := range x.Count() {
+			all = all && there[x.ID(i)]
+		}
+		if all {
+			if err := m.retirePack(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // brokenCopies sorts what a verification found: the objects whose own

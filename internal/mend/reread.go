@@ -35,7 +35,10 @@ const rereadChunk = 256
 // ones, and the deltas on them, each read once), by as many workers as
 // there are CPUs; one that does not read right there is read once more
 // as git would, from whatever copy the store finds.
-func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[object.ID]bool) []object.ID {
+//
+// It also returns which of them a pack written again holds and that read
+// right there (or were hashed as it was written).
+func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[object.ID]bool) (left []object.ID, there map[object.ID]bool) {
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
 	defer store.Close()
 	indexes := make([]*pack.Index, len(written)) // nil: one that does not read
@@ -57,9 +60,11 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 	}
 	inPack := make([][]packed, len(written))
 	bad := map[object.ID]bool{}
+	there = map[object.ID]bool{}
 	broken := f.Report.Broken()
 	for _, id := range broken {
 		if i, off := find(id); i >= 0 && !hasLoose(r.ObjectDir, id) {
+			there[id] = true
 			if !checked[id] {
 				inPack[i] = append(inPack[i], packed{off, id})
 			}
@@ -73,18 +78,18 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 	}
 	for i, path := range written {
 		for _, id := range reread(path, indexes[i], r.Format, inPack[i]) {
+			there[id] = false
 			typ, data, err := store.Read(id)
 			bad[id] = !readsAs(r.Format, typ, data, err, id)
 		}
 	}
-	var left []object.ID
 	for _, id := range broken {
 		if bad[id] {
 			left = append(left, id)
 			bad[id] = false // said once
 		}
 	}
-	return left
+	return left, there
 }
 
 // packed is an object of a pack, where its entry starts.
