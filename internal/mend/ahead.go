@@ -37,15 +37,15 @@ type ahead struct {
 
 // rewriteAhead begins to write again, each in a goroutine of its own,
 // the packs of packs (with the broken copies of each in byPack) that a
-// mend of copies fetched by id writes again without their broken entries:
-// those whose every entry keeps no place (no .bitmap, no .mtimes) and
-// that hold more than broken copies. Each takes for granted that every
-// broken copy comes, and takes the good copies once the fetch is over
-// (begin), of objects the fetched packs hold; take publishes a rewrite
-// only where that held. The
-// caller starts none where the fetch may bring more than the broken
-// copies (a ref's missing commit, fetched with haves): mendPack sets a
-// pack whose every entry came again aside instead.
+// mend of copies fetched by id writes again with their good copies in
+// place of the broken entries: those whose every entry keeps no place (no
+// .bitmap, no .mtimes) and that hold more than broken copies. Each takes
+// for granted that every broken copy comes, and takes the good copies
+// once the fetch is over (begin), of objects the fetched packs hold; take
+// publishes a rewrite only where that held. The caller starts none where
+// the fetch may bring more than the broken copies (a ref's missing
+// commit, fetched with haves): mendPack sets a pack whose every entry
+// came again aside instead.
 func (m *mender) rewriteAhead(packs map[string]string, byPack map[string]map[object.ID]bool) *aheads {
 	a := &aheads{ready: make(chan struct{}), slots: make(chan struct{}, aheadAtOnce), byPath: map[string]*ahead{}}
 	for path := range packs {

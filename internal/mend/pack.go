@@ -43,16 +43,16 @@ func keepsPlaces(path string) bool {
 // (an index whose own checksum fails still does: its offsets and ids are
 // used, its CRCs are not), each broken entry is replaced by its good copy
 // — the entry of the pack it was fetched into, as it is, where it can lie
-// there; else the object whole — and every other entry copied
-// (pack.Rewrite), each in its place: a .bitmap or .mtimes, which name
-// objects by position, is written again for the new pack. After a fetch
-// of everything, an entry it brought is left out instead (unless the pack
-// has a .bitmap or .mtimes); what nothing reaches is left out. Where the index lays
-// nothing out, the index is made again from the pack (reindex). The new
-// pack's files are durable — written out, renamed, flushed — before the
-// damaged pack's files are set aside in the quarantine, the index first
-// (retirePack); a pack of which every entry was fetched again is only set
-// aside.
+// there; else the object whole — and every other entry copied, each in
+// its place (pack.Rewrite): a .bitmap or .mtimes, which name objects by
+// position, is written again for the new pack. After a fetch of
+// everything an entry it brought is left out instead (but where the pack
+// has a .bitmap or .mtimes), and what nothing reaches is left out. Where
+// the index lays nothing out, the index is made again from the pack
+// (reindex). The new pack's files are durable — written out, renamed,
+// flushed — before the damaged pack's files are set aside in the
+// quarantine, the index first (retirePack); a pack of which every entry
+// was fetched again is only set aside.
 func (m *mender) mendPack(path, why string, broken map[object.ID]bool) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if err := m.retirePack(path); err != nil {
