@@ -28,7 +28,7 @@ const TreeBytes = 13
 // rootsAtOnce is how many entries whose base is Outside, consecutive in
 // the pack, a worker of Check takes at once with the deltas down from
 // them.
-const rootsAtOnce = 256
+const rootsAtOnce = 64
 
 // TreeCheck says how Tree.Check reads: by Workers at once, each with a
 // File of its own (NewFile) and at most Room bytes of objects held down
@@ -47,30 +47,41 @@ type TreeCheck struct {
 // Check reads the entries of t as git index-pack resolves a pack: each
 // whose base is Outside as File.ObjectAt reads it, then the deltas on it
 // applied to it in hand, and those on them, down every chain — each entry
-// inflated once, wherever in the pack its base lies. It returns which
-// entries it read and OK found right. One it did not (it does not read,
-// OK refused it or its base, it lies further down a chain than a worker's
-// room or MaxDeltaDepth) is for the caller to read otherwise.
+// inflated once, wherever in the pack its base lies. A worker that has
+// nothing to do takes over the deltas on an object another has in hand
+// (one file's history can be most of a pack). It returns which entries it
+// read and OK found right. One it did not (it does not read, OK refused
+// it or its base, it lies further down a chain than a worker's room or
+// MaxDeltaDepth) is for the caller to read otherwise.
 func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 	first, kids := t.children()
 	right := make([]bool, len(t.Starts))
-	roots := make(chan []int32)
-	var wg sync.WaitGroup
+	work := make(chan treeWork)
+	var pending, wg sync.WaitGroup
 	for range max(c.Workers, 1) {
 		wg.Go(func() {
-			w := &walker{t: t, c: &c, file: c.NewFile(), first: first, kids: kids, right: right}
-			for rs := range roots {
+			w := &walker{t: t, c: &c, file: c.NewFile(), first: first, kids: kids, right: right, work: work, pending: &pending}
+			for tw := range work {
 				n := 0
-				for _, k := range rs {
+				for _, k := range tw.roots {
 					n += w.root(k)
+				}
+				if tw.roots == nil {
+					n = w.below(tw.k, tw.typ, tw.data, tw.depth)
 				}
 				if c.Progress != nil {
 					c.Progress(n)
 				}
+				pending.Done()
 			}
 		})
 	}
 	var rs []int32
+	send := func() {
+		pending.Add(1)
+		work <- treeWork{roots: rs}
+		rs = nil
+	}
 	for k, b := range t.Bases {
 		if ctx.Err() != nil {
 			break
@@ -79,16 +90,27 @@ func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 			continue
 		}
 		if rs = append(rs, int32(k)); len(rs) == rootsAtOnce {
-			roots <- rs
-			rs = nil
+			send()
 		}
 	}
 	if len(rs) > 0 && ctx.Err() == nil {
-		roots <- rs
+		send()
 	}
-	close(roots)
+	pending.Wait()
+	close(work)
 	wg.Wait()
 	return right
+}
+
+// treeWork is what a worker of Check takes: entries whose base is Outside
+// (roots), or the deltas on entry k, whose object is typ and data, depth
+// deltas down from a root.
+type treeWork struct {
+	roots []int32
+	k     int32
+	typ   object.Type
+	data  []byte
+	depth int
 }
 
 // children lays out the deltas on each entry: those on entry k are
@@ -124,6 +146,8 @@ type walker struct {
 	first, kids []int32
 	right       []bool
 	held        int64
+	work        chan treeWork // where an idle worker takes what is handed over
+	pending     *sync.WaitGroup
 }
 
 // root reads entry k, whose base is Outside, and the deltas down from it,
@@ -159,11 +183,26 @@ func (w *walker) below(k int32, typ object.Type, data []byte, depth int) int {
 			continue
 		}
 		n++
-		if w.first[d] < w.first[d+1] && w.held+int64(len(out)) <= w.c.Room {
-			n += w.below(d, typ, out, depth+1)
+		if w.first[d] == w.first[d+1] || w.held+int64(len(out)) > w.c.Room || w.handOver(d, typ, out, depth+1) {
+			continue
 		}
+		n += w.below(d, typ, out, depth+1)
 	}
 	return n
+}
+
+// handOver gives the deltas on entry k, whose object is typ and data, to
+// a worker that waits for work, where one does, and reports whether it
+// did.
+func (w *walker) handOver(k int32, typ object.Type, data []byte, depth int) bool {
+	w.pending.Add(1)
+	select {
+	case w.work <- treeWork{k: k, typ: typ, data: data, depth: depth}:
+		return true
+	default:
+		w.pending.Done()
+		return false
+	}
 }
 
 // ok asks TreeCheck.OK about entry k, and notes its answer.
