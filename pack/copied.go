@@ -34,6 +34,9 @@ func ReadCopy(r io.ReaderAt, off, end int64, crc uint32, f object.Format, idAt f
 	}
 	b := make([]byte, end-off)
 	if n, err := r.ReadAt(b, off); n < len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		return Copied{}, err
 	}
 	if crc32.ChecksumIEEE(b) != crc {

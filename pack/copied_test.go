@@ -18,8 +18,9 @@ import (
 // second pack that holds their good copies as git packs them — whole, or
 // OFS deltas on one another, taken as REF deltas — byte for byte, none
 // written whole; git index-pack --strict takes the new pack, in which
-// every object reads as before. A copy whose bytes are not what its CRC
-// says is refused.
+// every object reads as before. With the base of a copied delta left out
+// (its good copy elsewhere), the copies on it are written whole instead.
+// A copy whose bytes are not what its CRC says is refused.
 func TestRewriteCopies(t *testing.T) {
 	gittest.Need(t)
 	env := gittest.Env(t)
@@ -93,6 +94,27 @@ func TestRewriteCopies(t *testing.T) {
 			t.Fatalf("%s reads otherwise in the new pack: %v", e.ID, err)
 		}
 	}
+	// A copy whose base is left out of the pack (its good copy elsewhere)
+	// cannot lie there: it is written whole, from its good copy.
+	var refBase object.ID
+	for _, gs := range goodSpans {
+		if c, ok := copyOf(gs.ID); ok && c.Type == object.RefDelta {
+			refBase = c.Base
+			break
+		}
+	}
+	whole := func(id object.ID) (pack.Base, error) {
+		typ, d, err := file.Object(id)
+		return pack.Base{ID: id, Type: typ, Data: d}, err
+	}
+	out.Reset()
+	r, err = pack.Rewrite(&out, bytes.NewReader(data), f, spans, pack.Mend{Broken: broken, Whole: whole, Copy: copyOf, Level: 1,
+		Elsewhere: func(id object.ID) bool { return id == refBase }})
+	if err != nil || r.Dropped != 1 || len(r.Whole) == 0 || r.Copied+len(r.Whole) != len(broken)-1 {
+		t.Fatalf("the base %s left out: %d dropped, %d copied, %d whole of %d broken: %v", refBase, r.Dropped, r.Copied, len(r.Whole), len(broken), err)
+	}
+	os.WriteFile(p, out.Bytes(), 0o644)
+	gittest.Git(t, env, dir, "index-pack", "--strict", p)
 	s := goodSpans[0]
 	bad := bytes.Clone(good)
 	bad[s.End-1] ^= 1

@@ -161,6 +161,32 @@ func (p *File) objectAt(off int64, depth int) (object.Type, []byte, error) {
 	return t, data, nil
 }
 
+// Depth returns how many deltas lie between the entry at offset off and
+// the whole object at the end of its chain, as ObjectAt follows it (an
+// error where it cannot: a header that does not read, a base not in the
+// pack, a chain deeper than MaxDeltaDepth). Only headers are read.
+func (p *File) Depth(off int64) (int, error) {
+	for depth := 0; depth <= MaxDeltaDepth; depth++ {
+		e, err := p.headerAt(off)
+		if err != nil {
+			return 0, err
+		}
+		switch e.Type {
+		case object.OfsDelta:
+			off = e.BaseOffset
+		case object.RefDelta:
+			base, ok := p.loc.FindOffset(e.BaseID)
+			if !ok {
+				return 0, fmt.Errorf("pack: delta base %v not in the pack: %w", e.BaseID, ErrNotFound)
+			}
+			off = base
+		default:
+			return depth, nil
+		}
+	}
+	return 0, fmt.Errorf("pack: delta chain deeper than %d at offset %d", MaxDeltaDepth, off)
+}
+
 // HeaderAt returns the header of the entry at offset off: its type and
 // size, and a delta's base, without inflating it.
 func (p *File) HeaderAt(off int64) (Entry, error) { return p.headerAt(off) }

@@ -52,7 +52,7 @@ type TreeCheck struct {
 // (one file's history can be most of a pack). It returns which entries it
 // read and OK found right. One it did not (it does not read, OK refused
 // it or its base, it lies further down a chain than a worker's room or
-// MaxDeltaDepth) is for the caller to read otherwise.
+// MaxDeltaDepth, ctx was cancelled) is for the caller to read otherwise.
 func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 	first, kids := t.children()
 	right := make([]bool, len(t.Starts))
@@ -60,7 +60,7 @@ func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 	var pending, wg sync.WaitGroup
 	for range max(c.Workers, 1) {
 		wg.Go(func() {
-			w := &walker{t: t, c: &c, file: c.NewFile(), first: first, kids: kids, right: right, work: work, pending: &pending}
+			w := &walker{ctx: ctx, t: t, c: &c, file: c.NewFile(), first: first, kids: kids, right: right, work: work, pending: &pending}
 			for tw := range work {
 				n := 0
 				for _, k := range tw.roots {
@@ -79,7 +79,11 @@ func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 	var rs []int32
 	send := func() {
 		pending.Add(1)
-		work <- treeWork{roots: rs}
+		select {
+		case work <- treeWork{roots: rs}:
+		case <-ctx.Done():
+			pending.Done()
+		}
 		rs = nil
 	}
 	for k, b := range t.Bases {
@@ -104,7 +108,7 @@ func (t *Tree) Check(ctx context.Context, c TreeCheck) []bool {
 
 // treeWork is what a worker of Check takes: entries whose base is Outside
 // (roots), or the deltas on entry k, whose object is typ and data, depth
-// deltas down from a root.
+// deltas down from a whole object.
 type treeWork struct {
 	roots []int32
 	k     int32
@@ -140,6 +144,7 @@ func (t *Tree) children() (first, kids []int32) {
 // walker is a worker of Check: it holds the objects down the chain it is
 // on, held bytes of them.
 type walker struct {
+	ctx         context.Context
 	t           *Tree
 	c           *TreeCheck
 	file        *File
@@ -153,16 +158,25 @@ type walker struct {
 // root reads entry k, whose base is Outside, and the deltas down from it,
 // and returns how many it found right.
 func (w *walker) root(k int32) int {
+	if w.ctx.Err() != nil {
+		return 0
+	}
+	// A root may be a delta on an object elsewhere: the chain below it
+	// is as deep as ObjectAt allows, counted from that object.
+	depth, err := w.file.Depth(w.t.Starts[k])
+	if err != nil {
+		return 0
+	}
 	typ, data, err := w.file.ObjectAt(w.t.Starts[k])
 	if err != nil || !w.ok(k, typ, data) {
 		return 0
 	}
-	return 1 + w.below(k, typ, data, 0)
+	return 1 + w.below(k, typ, data, depth)
 }
 
 // below reads the deltas on entry k, whose object is typ and data, depth
-// deltas down from the root, and those down from them; it returns how
-// many it found right.
+// deltas down from a whole object, and those down from them; it returns
+// how many it found right.
 func (w *walker) below(k int32, typ object.Type, data []byte, depth int) int {
 	if depth >= MaxDeltaDepth {
 		return 0 // too deep for ObjectAt too: it says so
@@ -171,6 +185,9 @@ func (w *walker) below(k int32, typ object.Type, data []byte, depth int) int {
 	defer func() { w.held -= int64(len(data)) }()
 	n := 0
 	for _, d := range w.kids[w.first[k]:w.first[k+1]] {
+		if w.ctx.Err() != nil {
+			break // what is not found right is the caller's to read
+		}
 		if w.c.Skip != nil && w.c.Skip(int(d)) {
 			continue
 		}

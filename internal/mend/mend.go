@@ -74,11 +74,11 @@ type mender struct {
 	// whole is the pack of a fetch of everything, where the mend made
 	// one; rewritten the packs written again with every entry in place,
 	// mended every pack written again, and checked the objects written
-	// whole into them (each hashed as it was written).
+	// whole into each (by its path: each hashed as it was written).
 	whole     string
 	rewritten []string
 	mended    []string
-	checked   map[object.ID]bool
+	checked   map[string]map[object.ID]bool
 	// layouts are the damaged packs laid out by their indexes (layout).
 	layouts map[string][]pack.Span
 	// onWhole, when set, is told that the fetch turns to everything.
@@ -116,7 +116,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		return out, err
 	}
 	defer t.Close()
-	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[object.ID]bool{},
+	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[string]map[object.ID]bool{},
 		layouts: map[string][]pack.Span{}}
 	if m.q == nil {
 		m.q = quarantine.For(r.CommonDir)
@@ -252,21 +252,22 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 	}
 	left, there := stillBroken(r, f, m.fetched, m.mended, m.checked)
 	out.Left = slices.DeleteFunc(left, func(id object.ID) bool { return m.unreached[id] })
+	ahead.end(m) // before the fetched packs close: they read them
+	ahead = nil
 	closeFetched()
 	closeFetched = func() {}
-	if err := m.retireFetched(written, there); err != nil {
-		return out, err
-	}
+	out.Did = append(out.Did, m.retireFetched(written, there)...)
 	return out, m.q.Flush()
 }
 
 // retireFetched sets aside each pack a fetch by id wrote (of paths) whose
 // every object a pack written again holds, and read right there (there):
 // the good copies' entries were put in place of the broken ones, and git
-// would read them twice.
-func (m *mender) retireFetched(paths []string, there map[object.ID]bool) error {
+// would read them twice. That is not needed for the mend: one that cannot
+// be set aside is said, and left.
+func (m *mender) retireFetched(paths []string, there map[object.ID]bool) (said []string) {
 	for _, p := range paths {
-		if p == m.whole {
+		if p == m.whole || slices.Contains(m.mended, p) {
 			continue
 		}
 		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
@@ -281,13 +282,14 @@ func (m *mender) retireFetched(paths []string, there map[object.ID]bool) error {
 		for i := range x.Count() {
 			all = all && there[x.ID(i)]
 		}
-		if all {
-			if err := m.retirePack(p); err != nil {
-				return err
-			}
+		if !all {
+			continue
+		}
+		if err := m.retirePack(p); err != nil {
+			said = append(said, fmt.Sprintf("kept %s, which git reads twice (%v)", filepath.Base(p), err))
 		}
 	}
-	return nil
+	return said
 }
 
 // brokenCopies sorts what a verification found: the objects whose own

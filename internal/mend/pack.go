@@ -169,9 +169,13 @@ func (m *mender) publish(w *rewriting) (string, error) {
 	if err := w.tx.End(); err != nil {
 		return "", err
 	}
-	m.mended = append(m.mended, m.t.Store.PackPath(rw.Sum, "pack"))
+	written := m.t.Store.PackPath(rw.Sum, "pack")
+	m.mended = append(m.mended, written)
+	if m.checked[written] == nil {
+		m.checked[written] = map[object.ID]bool{}
+	}
 	for _, id := range rw.Whole {
-		m.checked[id] = true
+		m.checked[written][id] = true
 	}
 	if w.keepAll {
 		m.rewritten = append(m.rewritten, m.t.Store.PackPath(rw.Sum, "pack"))

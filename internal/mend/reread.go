@@ -27,7 +27,7 @@ const rereadChunk = 256
 
 // stillBroken reads again every object the verification found broken,
 // as git would (a good loose copy first), but those checked as the packs
-// were written again (written whole, hashed), and those the fetched packs
+// were written again (written whole, hashed: checked, by pack), and those the fetched packs
 // hold (the unpack hashed them as they came) and no pack written again
 // does, and returns those that still cannot be read. Those the packs
 // written again (written) hold, and no loose file, are read from there
@@ -38,7 +38,7 @@ const rereadChunk = 256
 //
 // It also returns which of them a pack written again holds and that read
 // right there (or were hashed as it was written).
-func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[object.ID]bool) (left []object.ID, there map[object.ID]bool) {
+func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []string, checked map[string]map[object.ID]bool) (left []object.ID, there map[object.ID]bool) {
 	store := loose.Open(batch.OS, r.ObjectDir, loose.Options{Format: r.Format})
 	defer store.Close()
 	indexes := make([]*pack.Index, len(written)) // nil: one that does not read
@@ -47,27 +47,31 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 			indexes[i], _ = pack.ParseIndex(data, r.Format)
 		}
 	}
-	find := func(id object.ID) (int, int64) {
-		for i, x := range indexes {
-			if x == nil {
-				continue
-			}
-			if off, ok := x.FindOffset(id); ok {
-				return i, off
-			}
-		}
-		return -1, 0
-	}
 	inPack := make([][]packed, len(written))
 	bad := map[object.ID]bool{}
 	there = map[object.ID]bool{}
 	broken := f.Report.Broken()
 	for _, id := range broken {
-		if i, off := find(id); i >= 0 && !hasLoose(r.ObjectDir, id) {
-			there[id] = true
-			if !checked[id] {
-				inPack[i] = append(inPack[i], packed{off, id})
+		// Read in every pack written again that holds it: an object
+		// broken in two packs has a copy in each.
+		in := false
+		if !hasLoose(r.ObjectDir, id) {
+			for i, x := range indexes {
+				if x == nil {
+					continue
+				}
+				off, ok := x.FindOffset(id)
+				if !ok {
+					continue
+				}
+				in = true
+				if !checked[written[i]][id] {
+					inPack[i] = append(inPack[i], packed{off, id})
+				}
 			}
+		}
+		if in {
+			there[id] = true
 			continue
 		}
 		if fetched.has(id) {

@@ -15,8 +15,11 @@ const chunk = 2048
 
 // The objects the workers keep of what they resolved on the way down
 // delta chains: half the pack's bytes, between cachesMin and cachesMax
-// (git's core.deltaBaseCacheLimit twice over), shared out among them.
-// Bases further back than the cache reaches are inflated again. On
+// (git's core.deltaBaseCacheLimit twice over), shared out among them —
+// the room of each down the delta tree (pack.Tree), and the cache of bases
+// of each reading what the tree leaves as the store reads it. Measured
+// before the tree, when every object was read so (bases further back
+// than the cache reaches inflated again): on
 // git.git's 292 MiB pack, two workers verified it in 22-24 s with 32 MiB
 // each, 18.2-18.6 s with 96 MiB (peak RSS 197 MiB and 459 MiB; git fsck
 // --full: 49 s, 495 MiB); on git.git to v2.0.0 (a 51 MiB pack) 64 MiB in
@@ -45,20 +48,16 @@ func (p *packSet) objects(ctx context.Context, skip map[int]string, opts Options
 		}
 	}
 	checked := p.tree(ctx, skip, opts.Workers, workerCache(opts.Workers, p.size), progress)
-	var rest []entry
-	for k, e := range p.entries {
-		if !checked[k] {
-			rest = append(rest, e)
-		}
-	}
-	return p.each(ctx, rest, skip, opts, progress)
+	return p.each(ctx, checked, skip, opts, progress)
 }
 
-// each reads and hashes the objects of es but those skip holds, each as
-// the store reads it (pack.File, with a cache of bases), opts.Workers at
-// a time, and returns the damage.
-func (p *packSet) each(ctx context.Context, es []entry, skip map[int]string, opts Options, progress func(int)) ([]Damage, error) {
-	next := make(chan []entry)
+// each reads and hashes the objects of the pack but those checked (by
+// their place in p.entries; nil: none) and those skip holds, each as the
+// store reads it (pack.File, with a cache of bases), opts.Workers at a
+// time, and returns the damage.
+func (p *packSet) each(ctx context.Context, checked []bool, skip map[int]string, opts Options, progress func(int)) ([]Damage, error) {
+	type run struct{ from, to int } // entries of p.entries
+	next := make(chan run)
 	var mu sync.Mutex
 	var damage []Damage
 	var wg sync.WaitGroup
@@ -66,9 +65,14 @@ func (p *packSet) each(ctx context.Context, es []entry, skip map[int]string, opt
 		wg.Go(func() {
 			file := pack.NewFile(p.f, p.idx, p.format)
 			file.Cache = pack.NewBaseCache(workerCache(opts.Workers, p.size))
-			for es := range next {
-				for _, e := range es {
-					if skipped(skip, e) {
+			for r := range next {
+				n := 0
+				for k := r.from; k < r.to; k++ {
+					e := p.entries[k]
+					if checked != nil && checked[k] {
+						continue
+					}
+					if n++; skipped(skip, e) {
 						continue
 					}
 					if why := p.check(file, e); why != "" {
@@ -77,12 +81,12 @@ func (p *packSet) each(ctx context.Context, es []entry, skip map[int]string, opt
 						mu.Unlock()
 					}
 				}
-				progress(len(es))
+				progress(n)
 			}
 		})
 	}
-	for start := 0; start < len(es) && ctx.Err() == nil; start += chunk {
-		next <- es[start:min(start+chunk, len(es))]
+	for start := 0; start < len(p.entries) && ctx.Err() == nil; start += chunk {
+		next <- run{start, min(start+chunk, len(p.entries))}
 	}
 	close(next)
 	wg.Wait()

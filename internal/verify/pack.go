@@ -196,9 +196,9 @@ func (p *packSet) frame() string {
 
 // stream reads the pack once from start to the end of its entries, at the
 // rate opts allows: its checksum against its trailer, each entry's CRC
-// against the index's, and each entry's header (links). It returns the entries, by index number, whose
-// bytes are not what the index recorded or lie past the end of the pack,
-// and whether the checksum matched.
+// against the index's, and each entry's header (links). It returns the
+// entries, by index number, whose bytes are not what the index recorded
+// or lie past the end of the pack, and whether the checksum matched.
 func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string, sound bool, err error) {
 	bad = map[int]string{}
 	sum := p.format.NewChecksum()
