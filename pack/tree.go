@@ -155,19 +155,29 @@ type walker struct {
 	pending     *sync.WaitGroup
 }
 
-// root reads entry k, whose base is Outside, and the deltas down from it,
-// and returns how many it found right.
+// root reads entry k, whose base is Outside (a whole object, or a delta
+// read as ObjectAt reads it), and the deltas down from it, and returns
+// how many it found right.
 func (w *walker) root(k int32) int {
 	if w.ctx.Err() != nil {
 		return 0
 	}
-	// A root may be a delta on an object elsewhere: the chain below it
-	// is as deep as ObjectAt allows, counted from that object.
-	depth, err := w.file.Depth(w.t.Starts[k])
+	off := w.t.Starts[k]
+	e, err := w.file.HeaderAt(off)
 	if err != nil {
 		return 0
 	}
-	typ, data, err := w.file.ObjectAt(w.t.Starts[k])
+	typ, depth := e.Type, 0
+	var data []byte
+	if typ == object.OfsDelta || typ == object.RefDelta {
+		// A delta on an object elsewhere: the chain below it is as deep
+		// as ObjectAt allows, counted from the whole object.
+		if depth, err = w.file.Depth(off); err == nil {
+			typ, data, err = w.file.ObjectAt(off)
+		}
+	} else {
+		_, data, err = w.file.EntryAt(off)
+	}
 	if err != nil || !w.ok(k, typ, data) {
 		return 0
 	}
