@@ -32,3 +32,13 @@ func maxRSSKB(ps *os.ProcessState) int64 {
 	}
 	return int64(ru.Maxrss)
 }
+
+// inode returns the device and inode of the file fi describes: names of
+// one file (a hard link the quarantine keeps) are counted once.
+func inode(fi os.FileInfo) ([2]uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return [2]uint64{}, false
+	}
+	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, true
+}

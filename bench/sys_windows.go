@@ -18,3 +18,6 @@ func inGroup(*exec.Cmd) {}
 
 // killGroup kills p.
 func killGroup(p *os.Process) { p.Kill() }
+
+// inode reports nothing: each name of a file is counted.
+func inode(os.FileInfo) ([2]uint64, bool) { return [2]uint64{}, false }
