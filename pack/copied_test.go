@@ -22,26 +22,12 @@ import (
 // (its good copy elsewhere), the copies on it are written whole instead.
 // A copy whose bytes are not what its CRC says is refused.
 func TestRewriteCopies(t *testing.T) {
-	gittest.Need(t)
-	env := gittest.Env(t)
+	env, dir, data, entries, spans, file := historyPack(t)
 	f := object.SHA1
-	dir := gittest.Init(t, env, true, "")
-	gittest.History(t, env, dir, 20, 20)
-	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
-	entries, spans := spansOf(t, data, f)
-	file := pack.NewFile(bytes.NewReader(data), locator(entries), f)
 	broken := map[object.ID]bool{}
 	for k, s := range spans {
-		e, err := file.HeaderAt(s.Start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Type == object.OfsDelta {
-			for _, b := range spans {
-				if b.Start == e.BaseOffset {
-					broken[b.ID] = true
-				}
-			}
+		if b, ok := baseSpan(t, file, spans, s); ok {
+			broken[b.ID] = true
 		}
 		if k%3 == 0 {
 			broken[s.ID] = true

@@ -19,15 +19,9 @@ import (
 // of a delta chain and a delta replaced by whole objects, git index-pack
 // --strict takes the new pack, and every object reads as before.
 func TestRewrite(t *testing.T) {
-	gittest.Need(t)
-	env := gittest.Env(t)
+	env, dir, data, entries, spans, file := historyPack(t)
 	f := object.SHA1
-	dir := gittest.Init(t, env, true, "")
-	gittest.History(t, env, dir, 20, 20)
-	data := gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
-	entries, spans := spansOf(t, data, f)
 	src := bytes.NewReader(data)
-	file := pack.NewFile(src, locator(entries), f)
 	whole := func(id object.ID) (pack.Base, error) {
 		typ, d, err := file.Object(id)
 		return pack.Base{ID: id, Type: typ, Data: d}, err
@@ -42,16 +36,8 @@ func TestRewrite(t *testing.T) {
 	// A base with deltas on it, and one of those deltas.
 	broken := map[object.ID]bool{}
 	for _, s := range spans {
-		e, err := file.HeaderAt(s.Start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Type == object.OfsDelta && len(broken) == 0 {
-			for _, b := range spans {
-				if b.Start == e.BaseOffset {
-					broken[b.ID], broken[s.ID] = true, true
-				}
-			}
+		if b, ok := baseSpan(t, file, spans, s); ok && len(broken) == 0 {
+			broken[b.ID], broken[s.ID] = true, true
 		}
 	}
 	if len(broken) != 2 {
@@ -111,6 +97,38 @@ func TestRewriteFindsBadBytes(t *testing.T) {
 			t.Fatalf("%s in the new pack: %v", e.ID, err)
 		}
 	}
+}
+
+// historyPack makes a repository of 20 commits, packs its history as git
+// does (OFS deltas), and returns git's environment, the repository, the
+// pack, its index entries and spans (spansOf), and a File reading it.
+func historyPack(t *testing.T) (env []string, dir string, data []byte, entries []pack.IndexEntry, spans []pack.Span, file *pack.File) {
+	t.Helper()
+	gittest.Need(t)
+	env = gittest.Env(t)
+	dir = gittest.Init(t, env, true, "")
+	gittest.History(t, env, dir, 20, 20)
+	data = gittest.GitIn(t, env, dir, []byte{}, "pack-objects", "--all", "--stdout", "--delta-base-offset")
+	entries, spans = spansOf(t, data, object.SHA1)
+	return env, dir, data, entries, spans, pack.NewFile(bytes.NewReader(data), locator(entries), object.SHA1)
+}
+
+// baseSpan returns the span of the base of s, where file holds s as an
+// OFS_DELTA.
+func baseSpan(t *testing.T, file *pack.File, spans []pack.Span, s pack.Span) (pack.Span, bool) {
+	t.Helper()
+	e, err := file.HeaderAt(s.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type == object.OfsDelta {
+		for _, b := range spans {
+			if b.Start == e.BaseOffset {
+				return b, true
+			}
+		}
+	}
+	return pack.Span{}, false
 }
 
 // spansOf returns the index entries of the pack data in the order of
