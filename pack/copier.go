@@ -79,12 +79,9 @@ func (c *copier) fromCopy(s Span) bool {
 		return false
 	}
 	head := AppendEntryHeader(nil, cp.Type, cp.Size)
-	switch cp.Type {
-	case object.Commit, object.Tree, object.Blob, object.Tag:
-	case object.RefDelta:
-		if !c.kept[cp.Base] || cp.Base == s.ID {
-			return false
-		}
+	switch {
+	case cp.Type.IsObject():
+	case cp.Type == object.RefDelta && c.kept[cp.Base] && cp.Base != s.ID:
 		head = append(head, cp.Base.Bytes()...)
 	default:
 		return false

@@ -20,6 +20,29 @@ type Tree struct {
 	Bases  []int32
 }
 
+// BaseAt returns the place among starts (where entries of a pack start,
+// in order) of the base of the delta e, loc finding a REF_DELTA's: Outside
+// where e is whole, or its base is not among them.
+func BaseAt(starts []int64, e Entry, loc Locator) int32 {
+	off := e.BaseOffset
+	switch e.Type {
+	case object.OfsDelta:
+	case object.RefDelta:
+		o, ok := loc.FindOffset(e.BaseID)
+		if !ok {
+			return Outside
+		}
+		off = o
+	default:
+		return Outside
+	}
+	k, ok := slices.BinarySearch(starts, off)
+	if !ok || off == e.Offset {
+		return Outside
+	}
+	return int32(k)
+}
+
 // TreeBytes is the memory Check takes for each entry of a Tree: its place
 // among its base's deltas (twice while they are laid out), and whether it
 // was found right.
@@ -169,7 +192,7 @@ func (w *walker) root(k int32) int {
 	}
 	typ, depth := e.Type, 0
 	var data []byte
-	if typ == object.OfsDelta || typ == object.RefDelta {
+	if typ.IsDelta() {
 		// A delta on an object elsewhere: the chain below it is as deep
 		// as ObjectAt allows, counted from the whole object.
 		if depth, err = w.file.Depth(off); err == nil {

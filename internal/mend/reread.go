@@ -131,16 +131,8 @@ func reread(path string, x *pack.Index, f object.Format, es []packed) []object.I
 	pf := pack.NewFile(file, x, f)
 	for k, e := range es {
 		t.Bases[k] = pack.Outside
-		h, err := pf.HeaderAt(e.off)
-		if err != nil {
-			continue
-		}
-		base, ok := h.BaseOffset, h.Type == object.OfsDelta
-		if h.Type == object.RefDelta {
-			base, ok = x.FindOffset(h.BaseID)
-		}
-		if j, found := slices.BinarySearch(t.Starts, base); ok && found && j != k {
-			t.Bases[k] = int32(j)
+		if h, err := pf.HeaderAt(e.off); err == nil {
+			t.Bases[k] = pack.BaseAt(t.Starts, h, x)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(len(es)/rereadChunk, 1))

@@ -34,9 +34,10 @@ type packSet struct {
 	idx     *pack.Index
 	format  object.Format
 	entries []entry // by offset
-	// links are the entries' bases (by offset order), as their headers
-	// say: see link.
-	links []int32
+	// starts are where the entries begin, and links their bases (their
+	// places in entries), as their headers say: see link.
+	starts []int64
+	links  []int32
 	// untrusted says that the index's own checksum failed: its offsets
 	// and ids lay the pack out (git reads it so), its CRCs are not used,
 	// and an object that does not read back is taken for broken itself.
@@ -207,9 +208,10 @@ func (p *packSet) stream(ctx context.Context, opts Options) (bad map[int]string,
 	var off int64
 	k := 0
 	crc := crc32.NewIEEE()
+	p.starts = make([]int64, len(p.entries))
 	p.links = make([]int32, len(p.entries))
-	for k := range p.links {
-		p.links[k] = unknown
+	for k, e := range p.entries {
+		p.starts[k], p.links[k] = e.start, pack.Outside
 	}
 	head := make([]byte, 0, headMax)
 	for {

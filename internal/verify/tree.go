@@ -2,16 +2,10 @@ package verify
 
 import (
 	"context"
-	"slices"
 
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
 )
-
-// unknown is the link of an entry whose base the header does not name
-// within the pack (a header that does not parse, a base outside it), as
-// of a whole one: read as the store reads it.
-const unknown = pack.Outside
 
 // headMax is how many of an entry's first bytes hold its header: a type
 // and size, and an offset or an id.
@@ -22,40 +16,15 @@ const headMax = 64
 const treeBytes = 12 + pack.TreeBytes
 
 // link returns what the header head of entry e says its base is: its
-// place in p.entries, or pack.Outside (a whole object; unknown).
+// place in p.entries, or pack.Outside — a whole object, or a base the
+// header does not name within the pack (a header that does not parse, a
+// base outside it), read as the store reads it.
 func (p *packSet) link(head []byte, e entry) int32 {
 	h, err := pack.ParseEntryHeader(head, e.start, p.format)
 	if err != nil {
-		return unknown
-	}
-	var off int64
-	switch h.Type {
-	case object.Commit, object.Tree, object.Blob, object.Tag:
 		return pack.Outside
-	case object.OfsDelta:
-		off = h.BaseOffset
-	case object.RefDelta:
-		o, ok := p.idx.FindOffset(h.BaseID)
-		if !ok {
-			return unknown
-		}
-		off = o
-	default:
-		return unknown
 	}
-	k, ok := slices.BinarySearchFunc(p.entries, off, func(e entry, off int64) int {
-		switch {
-		case e.start < off:
-			return -1
-		case e.start > off:
-			return 1
-		}
-		return 0
-	})
-	if !ok || p.entries[k].start == e.start {
-		return unknown
-	}
-	return int32(k)
+	return pack.BaseAt(p.starts, h, p.idx)
 }
 
 // tree checks the objects of the pack down its delta tree (pack.Tree):
@@ -67,10 +36,7 @@ func (p *packSet) link(head []byte, e entry) int32 {
 // it, which says what is wrong. Each of workers holds at most room bytes
 // of the objects down a chain.
 func (p *packSet) tree(ctx context.Context, skip map[int]string, workers int, room int64, progress func(int)) []bool {
-	t := &pack.Tree{Starts: make([]int64, len(p.entries)), Bases: p.links}
-	for k, e := range p.entries {
-		t.Starts[k] = e.start
-	}
+	t := &pack.Tree{Starts: p.starts, Bases: p.links}
 	return t.Check(ctx, pack.TreeCheck{
 		Workers:  workers,
 		Room:     room,
