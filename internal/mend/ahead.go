@@ -132,7 +132,7 @@ func (a *aheads) take(m *mender, path string, broken map[object.ID]bool) *rewrit
 	if h.w.err != nil {
 		return nil
 	}
-	if m.whole != "" || slices.ContainsFunc(slices.Collect(maps.Keys(broken)), func(id object.ID) bool { return !m.fetched.has(id) }) {
+	if m.whole != "" || anyOf(broken, func(id object.ID) bool { return !m.fetched.has(id) }) {
 		h.w.discard(m)
 		return nil
 	}

@@ -1,12 +1,14 @@
 package mend
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/git-durable/git-durable/internal/verify"
 	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
 	"github.com/git-durable/git-durable/pack"
@@ -17,15 +19,16 @@ import (
 type fetchedPacks []*fetchedPack
 
 // fetchedPack is one of them: read at random (pack.File), and laid out
-// by offset on the first copy of one of its entries (copyOf).
+// by its index (verify.Layout) on the first copy of one of its entries
+// (copyOf).
 type fetchedPack struct {
 	*pack.File
 	r      *os.File
+	path   string
 	idx    *pack.Index
 	format object.Format
 	once   sync.Once
-	starts []int64       // where its entries start, in order
-	at     map[int64]int // where an entry starts -> its place in idx
+	spans  []pack.Span // by offset
 }
 
 // openFetched opens the packs at paths (those it cannot read are left
@@ -42,7 +45,7 @@ func openFetched(paths []string, f object.Format) (fetchedPacks, func()) {
 			}
 			continue
 		}
-		files = append(files, &fetchedPack{File: pack.NewFile(file, x, f), r: file, idx: x, format: f})
+		files = append(files, &fetchedPack{File: pack.NewFile(file, x, f), r: file, path: p, idx: x, format: f})
 	}
 	return files, func() {
 		for _, fp := range files {
@@ -56,53 +59,31 @@ func openFetched(paths []string, f object.Format) (fetchedPacks, func()) {
 // its bytes checked against its CRC, a delta's base named by id).
 func (fp fetchedPacks) copyOf(id object.ID) (pack.Copied, bool) {
 	for _, p := range fp {
-		i, ok := p.idx.Find(id)
+		off, ok := p.idx.FindOffset(id)
 		if !ok {
 			continue
 		}
-		crc, hasCRC := p.idx.CRC(i)
-		off, err := p.idx.Offset(i)
-		if !hasCRC || err != nil {
+		p.once.Do(func() { _, p.spans, _, _ = verify.Layout(p.path, p.format) })
+		s, ok := p.spanAt(off)
+		if !ok || !s.HasCRC {
 			return pack.Copied{}, false
 		}
-		p.once.Do(p.layOut)
-		k, _ := slices.BinarySearch(p.starts, off)
-		end := p.dataEnd()
-		if k+1 < len(p.starts) {
-			end = p.starts[k+1]
-		}
-		c, err := pack.ReadCopy(p.r, off, end, crc, p.format, func(at int64) (object.ID, bool) {
-			j, ok := p.at[at]
-			if !ok {
-				return object.ID{}, false
-			}
-			return p.idx.ID(j), true
+		c, err := pack.ReadCopy(p.r, s.Start, s.End, s.CRC, p.format, func(at int64) (object.ID, bool) {
+			b, ok := p.spanAt(at)
+			return b.ID, ok
 		})
 		return c, err == nil
 	}
 	return pack.Copied{}, false
 }
 
-// layOut sorts where the pack's entries start.
-func (p *fetchedPack) layOut() {
-	p.at = make(map[int64]int, p.idx.Count())
-	p.starts = make([]int64, 0, p.idx.Count())
-	for i := range p.idx.Count() {
-		if off, err := p.idx.Offset(i); err == nil {
-			p.at[off] = i
-			p.starts = append(p.starts, off)
-		}
+// spanAt returns the entry of the pack that starts at off.
+func (p *fetchedPack) spanAt(off int64) (pack.Span, bool) {
+	k, ok := slices.BinarySearchFunc(p.spans, off, func(s pack.Span, off int64) int { return cmp.Compare(s.Start, off) })
+	if !ok {
+		return pack.Span{}, false
 	}
-	slices.Sort(p.starts)
-}
-
-// dataEnd is where the pack's entries end: its trailer.
-func (p *fetchedPack) dataEnd() int64 {
-	st, err := p.r.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Size() - int64(p.format.Size())
+	return p.spans[k], true
 }
 
 // share gives the packs one cache of what they resolve: the good copies

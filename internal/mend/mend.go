@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,7 +207,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 		lacking[id] = true
 	}
 	for path, why := range packs {
-		if slices.ContainsFunc(slices.Collect(maps.Keys(byPack[path])), func(id object.ID) bool { return lacking[id] }) {
+		if anyOf(byPack[path], func(id object.ID) bool { return lacking[id] }) {
 			continue // no good copy of one of its broken entries: left as it is
 		}
 		if slices.Contains(written, path) {
@@ -256,40 +255,42 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 	ahead = nil
 	closeFetched()
 	closeFetched = func() {}
-	out.Did = append(out.Did, m.retireFetched(written, there)...)
+	out.Did = append(out.Did, m.retireFetched(there)...)
 	return out, m.q.Flush()
 }
 
-// retireFetched sets aside each pack a fetch by id wrote (of paths) whose
-// every object a pack written again holds, and read right there (there):
-// the good copies' entries were put in place of the broken ones, and git
-// would read them twice. That is not needed for the mend: one that cannot
-// be set aside is said, and left.
-func (m *mender) retireFetched(paths []string, there map[object.ID]bool) (said []string) {
-	for _, p := range paths {
-		if p == m.whole || slices.Contains(m.mended, p) {
-			continue
-		}
-		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
-		if err != nil {
-			continue
-		}
-		x, err := pack.ParseIndex(data, m.r.Format)
-		if err != nil {
+// retireFetched sets aside each pack the fetch wrote by id (m.fetched,
+// its files closed) whose every object a pack written again holds, and
+// read right there (there): the good copies' entries were put in place of
+// the broken ones, and git would read them twice. That is not needed for
+// the mend: one that cannot be set aside is said, and left.
+func (m *mender) retireFetched(there map[object.ID]bool) (said []string) {
+	for _, p := range m.fetched {
+		if p.path == m.whole || slices.Contains(m.mended, p.path) {
 			continue
 		}
 		all := true
-		for i := range x.Count() {
-			all = all && there[x.ID(i)]
+		for i := range p.idx.Count() {
+			all = all && there[p.idx.ID(i)]
 		}
 		if !all {
 			continue
 		}
-		if err := m.retirePack(p); err != nil {
-			said = append(said, fmt.Sprintf("kept %s, which git reads twice (%v)", filepath.Base(p), err))
+		if err := m.retirePack(p.path); err != nil {
+			said = append(said, fmt.Sprintf("kept %s, which git reads twice (%v)", filepath.Base(p.path), err))
 		}
 	}
 	return said
+}
+
+// anyOf reports whether f holds for one of the ids of set.
+func anyOf(set map[object.ID]bool, f func(object.ID) bool) bool {
+	for id := range set {
+		if f(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // brokenCopies sorts what a verification found: the objects whose own

@@ -36,8 +36,10 @@ func TestRetireFetched(t *testing.T) {
 		}
 		there[id] = i != third // one object of the second pack did not read right
 	}
-	m := &mender{r: &repo.Repo{Format: object.SHA1}, q: quarantine.For(dir), whole: whole}
-	if said := m.retireFetched([]string{read, unread, whole}, there); len(said) != 0 {
+	fetched, closeFetched := openFetched([]string{read, unread, whole}, object.SHA1)
+	closeFetched()
+	m := &mender{r: &repo.Repo{Format: object.SHA1}, q: quarantine.For(dir), whole: whole, fetched: fetched}
+	if said := m.retireFetched(there); len(said) != 0 {
 		t.Fatalf("said %q", said)
 	}
 	if _, err := os.Stat(read); err == nil {
