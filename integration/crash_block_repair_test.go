@@ -87,6 +87,32 @@ var repairCases = []repairCase{
 		}
 		return lost
 	}, verifies, false},
+	{"a reclone swap", func(t *testing.T, env []string, root, m, up string) []string {
+		// The pack cut as above, and an object only the mirror has: a
+		// fresh clone built beside it, the object carried over, the two
+		// exchanged, the old one set aside whole.
+		idx, path := packIndex(t, m)
+		os.Chmod(path, 0o644)
+		if err := os.Truncate(path, 4096); err != nil {
+			t.Fatal(err)
+		}
+		gittest.GitIn(t, env, m, []byte("only the mirror has it\n"), "hash-object", "-w", "--stdin")
+		gittest.Git(t, env, m, "config", "mirror.note", "carried over")
+		var lost []string
+		for i := range idx.Count() {
+			lost = append(lost, idx.ID(i).String())
+		}
+		return lost
+	}, func(t *testing.T, env []string, root, m string) bool {
+		c := verifier(t, env, "--reclone", root)
+		if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "recloned") {
+			t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+		}
+		if got := strings.TrimSpace(gittest.Git(t, env, m, "config", "mirror.note")); got != "carried over" {
+			t.Fatalf("the configuration was not carried over: %q", got)
+		}
+		return true
+	}, false},
 	{"a stopped mend", func(t *testing.T, env []string, root, m, up string) []string {
 		blob, off, path := packedBlob(t, env, m)
 		flipByte(t, path, off+4)

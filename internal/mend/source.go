@@ -34,45 +34,19 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	if o.URL == "" {
 		return nil, ids, errors.New("no remote to fetch the broken objects from")
 	}
-	url := strings.TrimPrefix(o.URL, "durable::")
-	if local(url) && !filepath.IsAbs(url) {
-		url = filepath.Join(m.workTop(), url) // git reads such a remote from there
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	defer cancel()
-	wd := watch(o.Idle, cancel)
-	defer wd.stop()
-	red := &transport.Redactor{}
-	env := proc.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(k string) string {
-		if k == "GIT_TERMINAL_PROMPT" {
-			return "0" // no one is there to answer
-		}
-		return o.Getenv(k)
-	}}
-	cfg := func() (repo.Config, error) { return m.r.Config, nil }
-	// A trace goes to a file only: the runner's stderr is its report.
-	trace := upstream.OpenPacketTrace(o.Getenv, io.Discard, red.Scrub)
-	defer trace.Close()
-	rem, err := upstream.Open(ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red, Trace: trace})
-	if err != nil {
-		return nil, ids, errors.New(red.Scrub(say(err, transport.Anonymize(url), nil)))
-	}
-	strict, err := m.r.Config.FsckOptions(m.r.Format, env.Getenv, io.Discard)
+	src, err := m.dial(o)
 	if err != nil {
 		return nil, ids, err
 	}
-	f := &Fetcher{Ctx: ctx, Store: m.t, Strict: strict, URL: rem.URL, Messages: io.Discard, Packs: true, Chunk: chunk,
-		Describe: func(err error) string { return say(err, rem.URL, rem) }, Alive: wd.alive}
-	if o.Stats != "" {
-		f.Account = func(s objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, s, err) }
-	}
-	open := func() (*upstream.Upload, error) { return rem.OpenUpload(nil) }
+	defer src.close()
+	f := src.f
+	open := func() (*upstream.Upload, error) { return src.rem.OpenUpload(nil) }
 	if !whole {
 		f.Budget = packBytes / 2
 		left, err = m.byID(f, open, ids, refIDs)
 		if err == nil || !errors.Is(err, errOverBudget) {
 			if err != nil {
-				err = errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
+				err = src.say(err)
 			}
 			return f.Written(), left, err
 		}
@@ -86,9 +60,9 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 	// collector run without pause (a pack cut to 60 %: the mend 9.4 s
 	// where a durable clone takes 6.1 s).
 	clear(m.layouts)
-	p, err := m.fetchWhole(rem, f)
+	p, err := m.fetchWhole(src.rem, f)
 	if err != nil {
-		return f.Written(), ids, errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
+		return f.Written(), ids, src.say(err)
 	}
 	f.packs = append(f.packs, p)
 	m.whole = p
@@ -96,9 +70,70 @@ func (m *mender) fetch(o Options, ids []object.ID, refIDs map[object.ID]bool, wh
 		return f.Written(), ids, err
 	}
 	if left, err = m.byID(f, open, ids, refIDs); err != nil {
-		err = errors.New(red.Scrub(say(wd.explain(err, rem.URL), rem.URL, rem)))
+		err = src.say(err)
 	}
 	return f.Written(), left, err
+}
+
+// source is the upstream a mend fetches from, open: a Fetcher into the
+// mend's store, under a watchdog of an upstream that stops answering.
+type source struct {
+	rem   *upstream.Remote
+	f     *Fetcher
+	red   *transport.Redactor
+	wd    *watchdog
+	close func()
+}
+
+// dial opens the upstream o.URL as the helper's sessions do (git's -c
+// values, its protocol policy, no prompt), with a Fetcher of packs of
+// their own into the mend's store, each object checked as the
+// repository's fetches check theirs.
+func (m *mender) dial(o Options) (*source, error) {
+	url := strings.TrimPrefix(o.URL, "durable::")
+	if local(url) && !filepath.IsAbs(url) {
+		url = filepath.Join(m.workTop(), url) // git reads such a remote from there
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	wd := watch(o.Idle, cancel)
+	red := &transport.Redactor{}
+	env := proc.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(k string) string {
+		if k == "GIT_TERMINAL_PROMPT" {
+			return "0" // no one is there to answer
+		}
+		return o.Getenv(k)
+	}}
+	cfg := func() (repo.Config, error) { return m.r.Config, nil }
+	// A trace goes to a file only: the runner's stderr is its report.
+	trace := upstream.OpenPacketTrace(o.Getenv, io.Discard, red.Scrub)
+	s := &source{red: red, wd: wd, close: func() {
+		trace.Close()
+		wd.stop()
+		cancel()
+	}}
+	rem, err := upstream.Open(ctx, url, upstream.Options{Env: env, Config: cfg, Stderr: io.Discard, Redactor: red, Trace: trace})
+	if err != nil {
+		s.close()
+		return nil, errors.New(red.Scrub(say(err, transport.Anonymize(url), nil)))
+	}
+	strict, err := m.r.Config.FsckOptions(m.r.Format, env.Getenv, io.Discard)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.rem = rem
+	s.f = &Fetcher{Ctx: ctx, Store: m.t, Strict: strict, URL: rem.URL, Messages: io.Discard, Packs: true, Chunk: chunk,
+		Describe: func(err error) string { return say(err, rem.URL, rem) }, Alive: wd.alive}
+	if o.Stats != "" {
+		s.f.Account = func(st objstore.Stats, err error) { appendStats(o.Stats, m.r.GitDir, rem.URL, st, err) }
+	}
+	return s, nil
+}
+
+// say is err, an upstream's failure, in git's words, with what the
+// watchdog knows of it, and no secret of the URL's.
+func (s *source) say(err error) error {
+	return errors.New(s.red.Scrub(say(s.wd.explain(err, s.rem.URL), s.rem.URL, s.rem)))
 }
 
 // byID fetches ids by id through f: the broken copies, then the objects

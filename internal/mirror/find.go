@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/mask"
+	"github.com/git-durable/git-durable/internal/mend"
 )
 
 // target is a repository the runner found: its git directory, or why it
@@ -96,10 +97,19 @@ func walk(dir, real string, add func(target), skip func(dir string, err error)) 
 		skip(dir, err)
 	}
 	for _, e := range entries {
+		if scratch(e.Name()) {
+			continue // a reclone's new repository, or the old one, mid-swap
+		}
 		if e.IsDir() {
 			walk(filepath.Join(dir, e.Name()), real, add, skip)
 		}
 	}
+}
+
+// scratch reports whether name is that of a reclone's scratch directory
+// (mend.ScratchSuffix), which no run takes for a repository.
+func scratch(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, mend.ScratchSuffix)
 }
 
 // passOver says, one line each, which directories were passed over.

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type result struct {
 	// whether it fetched everything instead (a reclone's worth).
 	refetched int
 	whole     bool
+	// hold is the runner's lock in the repository a reclone swapped in,
+	// held until the run of it ends (release).
+	hold *os.File
 	// helper adds up the helper's session lines of the update, sessions
 	// counts them.
 	helper   session

@@ -78,6 +78,10 @@ for a wrong option.
                          upstream's answer is given up after a quarter of it
   --quarantine-days <n>  days what a run sets aside is kept (default 14; 0
                          empties it now)
+  --reclone              instead of mending in place, clone each repository
+                         afresh from its upstream beside it, verify the
+                         clone and swap it in (Linux); the old one is set
+                         aside whole in the new one's durable-quarantine/
   --metrics <file>       write the git_durable_verify_* series there, in
                          Prometheus' text format
   --metrics-label <text> the runner label of the run's series (default: the
@@ -104,7 +108,11 @@ type options struct {
 	// bytes a second at most (0: as fast as they come).
 	verify bool
 	rate   int64
-	roots  []string
+	// reclone replaces each repository, once verified, with a fresh
+	// clone of its upstream swapped in (mend.Reclone), instead of
+	// mending it in place.
+	reclone bool
+	roots   []string
 	// stderr takes progress lines, where terminal says it is one.
 	stderr   io.Writer
 	terminal bool
@@ -127,6 +135,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.convert, "convert", false, "")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	fs.BoolVar(&o.verify, "verify", false, "")
+	fs.BoolVar(&o.reclone, "reclone", false, "")
 	fs.Func("rate", "", func(v string) (err error) { o.rate, err = parseRate(v); return err })
 	help := usage
 	if slices.Contains(args, VerifyFlag) {
@@ -154,6 +163,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "error: --quarantine-days must be 0 or more")
 	case o.dryRun && !o.convert:
 		fmt.Fprintln(stderr, "error: --dry-run goes with --convert")
+	case o.reclone && !o.verify:
+		fmt.Fprintln(stderr, "error: --reclone goes with --verify")
 	case o.verify && (o.convert || o.requireDurable):
 		fmt.Fprintln(stderr, "error: --verify updates nothing: --convert and --require-durable go with updates")
 	default:

@@ -37,7 +37,8 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 		}
 		return r
 	}
-	f, err := openLock(filepath.Join(t.dir, lockName), t.dir)
+	lock := filepath.Join(t.dir, lockName)
+	f, err := openLock(lock, t.dir)
 	if err != nil {
 		r.err = err
 		return r
@@ -46,8 +47,12 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 	if r.skipped, r.err = tryLock(f); r.skipped || r.err != nil {
 		return r
 	}
+	if r.skipped = !stillThere(f, lock); r.skipped {
+		return r // a reclone swapped another repository in, and holds it
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	defer r.release() // after the quarantine's upkeep: a reclone's lock
 	defer o.keepQuarantine(t.dir, &r)
 	if o.verify {
 		if r.err = o.verifyRefs(ctx, t.dir, f, booted, &r); r.err == nil {
@@ -225,4 +230,16 @@ func (o *options) keepQuarantine(dir string, r *result) {
 		r.notes = append(r.notes, fmt.Sprintf("removed %d %s of %s older than %d days", n, plural(n, "folder", "folders"), quarantine.Name, int(o.keep.Hours()/24)))
 	}
 	_, r.quarantined, _ = quarantine.Folders(nil, dir)
+}
+
+// stillThere reports whether the lock f is still the file at path: a
+// reclone that swapped a new repository in since f was opened holds that
+// one's lock, and f locks the one it set aside.
+func stillThere(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }

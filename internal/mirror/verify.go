@@ -61,6 +61,11 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	}
 	f, err := mend.Verify(ctx, git, vo)
 	var m mend.Mended
+	if err == nil && o.reclone {
+		r.check = f
+		o.recloneOne(ctx, dir, f, r)
+		return
+	}
 	if err == nil {
 		r.check = f
 		if f.Sound() {

@@ -95,6 +95,31 @@ func (d *Dir) Keep(path string) error {
 	return nil
 }
 
+// Adopt moves path, a file or a directory beside the git directory on the
+// same filesystem (a repository a reclone replaced), into the run's folder
+// as name: kept, as what is retired is, until the runner's retention.
+func (d *Dir) Adopt(path, name string) error {
+	if name == "" || strings.ContainsRune(name, filepath.Separator) || name == "." || name == ".." {
+		return fmt.Errorf("cannot set %s aside as %q", path, name)
+	}
+	d.mu.Lock()
+	err := d.mkdirs(d.run)
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	to := filepath.Join(d.run, name)
+	if err := d.fs.Rename(path, to); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.touched[filepath.Dir(path)] = true
+	d.touched[d.run] = true
+	d.retired = append(d.retired, filepath.ToSlash(filepath.Join(Name, filepath.Base(d.run), name)))
+	return nil
+}
+
 // note records that path went to to.
 func (d *Dir) note(path, to string) {
 	d.mu.Lock()
@@ -186,6 +211,15 @@ var (
 	runsMu sync.Mutex
 	runs   = map[string]*Dir{}
 )
+
+// Forget drops this process's run folder of the git directory gitDir
+// (For): the directory the name leads to was replaced (a reclone swapped
+// in), and the next For makes its folders there anew.
+func Forget(gitDir string) {
+	runsMu.Lock()
+	defer runsMu.Unlock()
+	delete(runs, filepath.Clean(gitDir))
+}
 
 // For returns this process's run folder in the quarantine of the git
 // directory gitDir on the operating system's filesystem: the same one

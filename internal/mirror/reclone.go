@@ -1,0 +1,77 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/git-durable/git-durable/internal/mend"
+)
+
+// recloneOne replaces the repository dir, which the runner holds by lock
+// and which the verification f read, with a fresh clone of its first
+// remote swapped in (mend.Reclone), into r: the runner's lock is taken in
+// the new repository before it takes the name, and held (r.hold) until
+// the run of dir ends.
+func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, r *result) {
+	start := time.Now()
+	rs, err := remotesOf(ctx, dir)
+	if err != nil {
+		r.err = err
+		return
+	}
+	url := ""
+	if len(rs) > 0 {
+		url = rs[0].url
+	}
+	hold := func(scratch string) error {
+		lf, err := openLock(filepath.Join(scratch, lockName), scratch)
+		if err != nil {
+			return err
+		}
+		held, err := tryLock(lf)
+		if err == nil && held {
+			err = errors.New("another run holds the new clone's lock")
+		}
+		if err != nil {
+			lf.Close()
+			return err
+		}
+		r.hold = lf
+		return nil
+	}
+	c, err := mend.Reclone(ctx, f, mend.RecloneOptions{
+		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle()},
+		In:      inRepo, Skip: []string{lockName, statsName}, Hold: hold,
+	})
+	r.mendTook = time.Since(start)
+	m := mend.Mended{Whole: "--reclone"}
+	if err == nil {
+		r.whole, r.fixed = true, f.Broken()
+		m.Did = []string{fmt.Sprintf("recloned: %d objects fetched again and verified", c.Objects)}
+		if c.Carried > 0 {
+			m.Did = append(m.Did, fmt.Sprintf("carried over %d %s the upstream did not send", c.Carried, plural(c.Carried, "object", "objects")))
+		}
+		m.Did = append(m.Did, "set the old repository aside in "+quotePath(c.Quarantine))
+		m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
+		r.mended = append([]string{describe(f)}, m.Did...)
+	} else {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("timed out after %s", o.timeout)
+		}
+		err = fmt.Errorf("not recloned: %v (%d of %d objects broken)", err, f.Broken(), f.Objects())
+	}
+	r.err = err
+	writeVerdict(dir, f, m, r.mendTook, err)
+}
+
+// release lets go of the lock a reclone took in the repository it
+// swapped in (recloneOne), if any.
+func (r *result) release() {
+	if r.hold != nil {
+		r.hold.Close()
+		r.hold = nil
+	}
+}
