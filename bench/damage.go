@@ -145,24 +145,27 @@ func largestPack(dir string) (string, int64, error) {
 	return best, size, nil
 }
 
-// dirBytes is the bytes of the files at and under dir, each file once
-// whatever its names (the quarantine keeps a replaced file by a hard link).
-func dirBytes(dir string) int64 {
+// dirBytes is the bytes of the files under dirs, each file counted once
+// whatever its names (a hard link, in a quarantine or a reclone's new
+// repository, is the same bytes on the disk).
+func dirBytes(dirs ...string) int64 {
 	var n int64
 	seen := map[[2]uint64]bool{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if st, err := d.Info(); err == nil {
-				if id, ok := inode(st); ok {
-					if seen[id] {
-						return nil
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if st, err := d.Info(); err == nil {
+					if id, ok := inode(st); ok {
+						if seen[id] {
+							return nil
+						}
+						seen[id] = true
 					}
-					seen[id] = true
+					n += st.Size()
 				}
-				n += st.Size()
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	return n
 }

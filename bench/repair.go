@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-durable/git-durable/internal/mend"
 )
 
 // repairRows measures git-remote-durable --verify on a mirror of c.repo at
@@ -270,6 +272,7 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 		return r, err
 	}
 	m := filepath.Join(scratch, "m.git")
+	beside := filepath.Join(scratch, ".m.git"+mend.ScratchSuffix) // a reclone's new repository
 	if err := damage(m); err != nil {
 		return r, err
 	}
@@ -291,7 +294,7 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 				peak <- most
 				return
 			case <-tick.C:
-				most = max(most, dirBytes(m))
+				most = max(most, dirBytes(m, beside))
 			}
 		}
 	}()
@@ -328,4 +331,4 @@ func damagedRun(env []string, helper, tree, dir string, damage func(string) erro
 }
 
 // repairTook finds how long the mend took in the runner's line.
-var repairTook = regexp.MustCompile(`mended in ([0-9.]+)s`)
+var repairTook = regexp.MustCompile(`(?:mended|recloned) in ([0-9.]+)s`)

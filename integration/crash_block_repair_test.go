@@ -17,6 +17,7 @@ import (
 	"github.com/git-durable/git-durable/internal/blocktest"
 	"github.com/git-durable/git-durable/internal/gittest"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // repairCase is a damage a repair puts right, as the block replays record
@@ -36,10 +37,16 @@ type repairCase struct {
 }
 
 // verifies is a repairCase's run: --verify, which must end "ok" and say
-// what it mended.
+// what it mended (in place or by a reclone).
 func verifies(t *testing.T, env []string, root, m string) bool {
+	return verifiesSaying(t, env, root, m, "")
+}
+
+// verifiesSaying is verifies whose line must also say what.
+func verifiesSaying(t *testing.T, env []string, root, m, what string) bool {
 	c := verifier(t, env, root)
-	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "mended") {
+	l := runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, "mended in") && !strings.Contains(l, "recloned in") || !strings.Contains(l, what) {
 		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
 	}
 	return true
@@ -69,8 +76,8 @@ var repairCases = []repairCase{
 		return nil
 	}, verifies, false},
 	{"a pack cut to three fifths", func(t *testing.T, env []string, root, m, up string) []string {
-		// Everything fetched again, as a reclone brings it, into the
-		// mirror: the new pack durable before the cut one is set aside.
+		// Everything fetched again into a fresh clone beside the mirror,
+		// swapped in once durable, the old one set aside whole.
 		idx, path := packIndex(t, m)
 		st, err := os.Stat(path)
 		if err != nil {
@@ -86,7 +93,46 @@ var repairCases = []repairCase{
 			lost = append(lost, idx.ID(i).String())
 		}
 		return lost
-	}, verifies, false},
+	}, func(t *testing.T, env []string, root, m string) bool {
+		return verifiesSaying(t, env, root, m, "recloned in")
+	}, false},
+	{"a whole fetch in place", func(t *testing.T, env []string, root, m, up string) []string {
+		// The pack cut as above, and a second pack holding a broken copy
+		// of a blob beside an object only the mirror has: a reclone would
+		// lose that one, so everything is fetched again into the mirror
+		// itself, durable before the cut pack is set aside, and the
+		// second pack is written again with the object kept.
+		idx, path := packIndex(t, m)
+		blob, _, _ := packedBlob(t, env, m)
+		own := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("only the mirror has it\n"), "hash-object", "-w", "--stdin")))
+		sum := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte(blob.String()+"\n"+own+"\n"), "pack-objects", "-q", "objects/pack/pack")))
+		os.Remove(filepath.Join(m, "objects", own[:2], own[2:]))
+		second := filepath.Join(m, "objects", "pack", "pack-"+sum)
+		sidx, err := pack.ParseIndex(readFile(t, second+".idx"), object.SHA1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, ok := sidx.FindOffset(blob)
+		if !ok {
+			t.Fatalf("%s is not in %s", blob, second)
+		}
+		flipByte(t, second+".pack", off+4)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, 0o644)
+		if err := os.Truncate(path, st.Size()*6/10); err != nil {
+			t.Fatal(err)
+		}
+		var lost []string
+		for i := range idx.Count() {
+			lost = append(lost, idx.ID(i).String())
+		}
+		return lost
+	}, func(t *testing.T, env []string, root, m string) bool {
+		return verifiesSaying(t, env, root, m, "in place, not swapped")
+	}, false},
 	{"a reclone swap", func(t *testing.T, env []string, root, m, up string) []string {
 		// The pack cut as above, and an object only the mirror has: a
 		// fresh clone built beside it, the object carried over, the two

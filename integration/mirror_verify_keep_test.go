@@ -205,10 +205,11 @@ func TestMirrorVerifyLostTipFetchesLittle(t *testing.T) {
 }
 
 // TestMirrorVerifyCutRefetchesWhole: a pack cut to 60 % (40 % of its
-// objects lost) is mended by one fetch of everything, as a reclone brings
-// it, not by requests of ids whose answers each bring a snapshot: the
-// bytes that came are those of one pack of the history; the mirror then
-// holds one pack, fsck-clean, and the cut one is kept aside.
+// objects lost) is mended by a reclone swapped in — one fetch of
+// everything, not requests of ids whose answers each bring a snapshot:
+// the bytes that came are those of one pack of the history; the mirror
+// then holds one pack, fsck-clean, the old repository with the cut pack
+// is kept aside whole, and nothing is left beside the mirror.
 func TestMirrorVerifyCutRefetchesWhole(t *testing.T) {
 	env := env(t)
 	base, up, tree, m := durableMirror(t, env)
@@ -223,7 +224,7 @@ func TestMirrorVerifyCutRefetchesWhole(t *testing.T) {
 	}
 	stats := filepath.Join(base, "stats")
 	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), tree)
-	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "fetched everything again, as a reclone does") {
+	if l := runnerLine(t, c, m); c.Code != 0 || !strings.Contains(l, "recloned in") || !strings.Contains(l, "fetched everything again") {
 		t.Fatalf("exit %d, %q", c.Code, l)
 	}
 	var got int64
@@ -245,8 +246,11 @@ func TestMirrorVerifyCutRefetchesWhole(t *testing.T) {
 	if packs := packFiles(t, m)["pack"]; len(packs) != 1 {
 		t.Errorf("packs: %v", packs)
 	}
-	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "objects", "pack", "*.pack")); len(kept) != 1 {
+	if kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "repository", "objects", "pack", "*.pack")); len(kept) != 1 || fileSize(t, kept[0]) != st.Size()*6/10 {
 		t.Errorf("the cut pack kept aside: %v", kept)
+	}
+	if beside, _ := filepath.Glob(filepath.Join(tree, ".*")); len(beside) != 0 {
+		t.Errorf("left beside the mirror: %v", beside)
 	}
 }
 

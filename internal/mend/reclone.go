@@ -8,12 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/git-durable/git-durable/batch"
-	"github.com/git-durable/git-durable/internal/cli"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/quarantine"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // ScratchSuffix ends the name of the directory a reclone builds the new
@@ -40,7 +39,7 @@ type RecloneOptions struct {
 
 // Recloned is what a reclone did.
 type Recloned struct {
-	Objects int // objects the new repository holds, as verified
+	Objects int // objects the fetch of everything brought, each checked as it came
 	Carried int // objects only the old repository held, carried over
 	// Quarantine is where the old repository went, whole, relative to
 	// the git directory.
@@ -49,23 +48,26 @@ type Recloned struct {
 
 // Reclone replaces the repository that the verification f read with a
 // fresh clone of its upstream, and never loses it: everything the
-// upstream's refs reach is fetched, in this process and durably, into a
-// new git directory beside it (.<name>.durable-reclone) that has the old
-// one's configuration, hooks, refs, reflogs and alternates; what the old
-// one could read and the upstream did not send is carried over (carry:
-// refused where only a damaged pack holds it); the new one is verified,
-// every file and directory of it flushed, and the two names exchanged in
+// upstream's refs reach is fetched, in this process and durably, each
+// object hashed and checked as it comes (as git's index-pack checks a
+// clone's), into a new git directory beside it (.<name>.durable-reclone)
+// that has the old one's configuration, hooks, refs, reflogs and
+// alternates; what the old one could read and the upstream did not send
+// is carried over (carry); every ref's object must then be there. Every
+// file and directory of it is flushed, and the two names are exchanged in
 // one step (renameat2); once that is durable the old repository goes
 // whole into the new one's quarantine. A crash before the exchange is
 // durable leaves the old repository where it was (and the scratch
-// directory, set aside by the next reclone); after it, the new one.
+// directory, set aside by the next reclone); after it, the new one. A
+// reclone refused before the exchange (NotSwapped) leaves the repository
+// as it was.
 func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, err error) {
 	old := f.repo
 	if old == nil {
 		return out, errors.New("a reclone needs the verification's reading of the repository")
 	}
 	if err := recloneable(old.GitDir, old.CommonDir, old.Config.Has("extensions.partialclone")); err != nil {
-		return out, err
+		return out, &NotSwapped{err}
 	}
 	if o.URL == "" {
 		return out, errors.New("no remote to clone from")
@@ -75,10 +77,11 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	}
 	dir := old.GitDir
 	scratch := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+ScratchSuffix)
-	q := quarantine.New(nil, dir, time.Now())
 	if exists(scratch) {
 		// A reclone's crash left it: before its exchange the new one,
-		// after it the old one; either way set aside, not deleted.
+		// after it the old one; either way set aside, not deleted (into
+		// the repository's quarantine: with it into the new one's).
+		q := quarantine.For(dir)
 		if err := q.Adopt(scratch, "reclone-left-"+filepath.Base(dir)); err != nil {
 			return out, err
 		}
@@ -95,17 +98,19 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if err := copyGitDir(dir, scratch, o.Skip); err != nil {
 		return out, err
 	}
-	if out.Carried, err = fillClone(ctx, f, scratch, o); err != nil {
+	if out.Objects, out.Carried, err = fillClone(ctx, f, scratch, o); err != nil {
 		return out, err
 	}
-	nf, err := Verify(ctx, o.In(scratch), VerifyOptions{Reserve: cli.ReserveMemory})
+	// Every object was hashed and checked as it came (as git's
+	// index-pack checks a clone's), or read right by the verification f:
+	// what is left is that every ref names one the new clone has.
+	missing, err := MissingRefObjects(ctx, o.In(scratch))
 	if err != nil {
 		return out, fmt.Errorf("the new clone: %v", err)
 	}
-	if !nf.Sound() {
-		return out, fmt.Errorf("the new clone is not sound: %d objects broken or missing", nf.Broken())
+	if len(missing) > 0 {
+		return out, &NotSwapped{fmt.Errorf("%s names %s, which neither the upstream sent nor the repository could read", missing[0].Name, missing[0].ID)}
 	}
-	out.Objects = nf.Objects()
 	if err := flushTree(scratch); err != nil {
 		return out, err
 	}
@@ -126,6 +131,7 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 		return out, err
 	}
 	// The old repository, now under the scratch name, is kept whole.
+	q := quarantine.For(dir) // anew: Forget above
 	if err := q.Adopt(scratch, "repository"); err != nil {
 		return out, fmt.Errorf("the old repository was replaced and is at %s: %v", scratch, err)
 	}
@@ -149,30 +155,57 @@ func recloneable(gitDir, commonDir string, partial bool) error {
 
 // fillClone fetches everything the upstream's refs reach into the git
 // directory scratch, durably (fetchWhole), and carries over what only the
-// repository of f held. It returns how many objects it carried over.
-func fillClone(ctx context.Context, f *Findings, scratch string, o RecloneOptions) (int, error) {
+// repository of f held. It returns how many objects came, and how many
+// were carried over.
+func fillClone(ctx context.Context, f *Findings, scratch string, o RecloneOptions) (came, carried int, err error) {
 	r, err := openRepo(ctx, o.In(scratch))
 	if err != nil {
-		return 0, fmt.Errorf("the new clone: %v", err)
+		return 0, 0, fmt.Errorf("the new clone: %v", err)
 	}
 	t, err := objstore.Open(r, o.Getenv, io.Discard, true)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer t.Close()
 	m := &mender{ctx: ctx, git: o.In(scratch), r: r, t: t}
 	src, err := m.dial(o.Options)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer src.close()
 	whole, err := m.fetchWhole(src.rem, src.f)
 	if err != nil {
-		return 0, src.say(err)
+		return 0, 0, src.say(err)
 	}
 	fetched, closeFetched := openFetched([]string{whole}, r.Format)
 	defer closeFetched()
-	return carry(f, r.ObjectDir, fetched.has)
+	for _, p := range fetched {
+		came += p.idx.Count()
+	}
+	carried, err = carry(f, r.ObjectDir, fetched.has)
+	return came, carried, err
+}
+
+// NotSwapped is a reclone refused before the exchange, with nothing of
+// the repository touched: a mend in place may still put it right.
+type NotSwapped struct{ Why error }
+
+// Error says why.
+func (e *NotSwapped) Error() string { return e.Why.Error() }
+
+// Unwrap returns why.
+func (e *NotSwapped) Unwrap() error { return e.Why }
+
+// WholeDue reports whether a mend of what f found would fetch everything
+// again from the start: the broken copies hold more than 1/wholeShare of
+// the packs' bytes (a reclone's worth).
+func WholeDue(f *Findings) bool {
+	if f.repo == nil {
+		return false
+	}
+	_, _, byPack := brokenCopies(f.Report)
+	m := &mender{r: f.repo, layouts: map[string][]pack.Span{}}
+	return m.measure(byPack).wholeWanted()
 }
 
 // exists reports whether path is there (an error other than its absence

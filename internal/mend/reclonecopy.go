@@ -170,8 +170,11 @@ func carry(f *Findings, to string, has func(object.ID) bool) (int, error) {
 		case len(need) == 0:
 			continue
 		case damaged[p]:
-			return 0, fmt.Errorf("%s is damaged and holds %d objects the upstream did not send: mend it in place (--verify without --reclone)",
-				filepath.Base(p), len(need))
+			what := "objects"
+			if len(need) == 1 {
+				what = "object"
+			}
+			return 0, &NotSwapped{fmt.Errorf("%s is damaged and holds %d %s the upstream did not send", filepath.Base(p), len(need), what)}
 		}
 		for _, ext := range []string{".pack", ".rev", ".mtimes", ".keep", ".idx"} {
 			err := os.Link(base+ext, filepath.Join(to, "pack", filepath.Base(base)+ext))

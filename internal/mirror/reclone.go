@@ -14,13 +14,15 @@ import (
 // and which the verification f read, with a fresh clone of its first
 // remote swapped in (mend.Reclone), into r: the runner's lock is taken in
 // the new repository before it takes the name, and held (r.hold) until
-// the run of dir ends.
-func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, r *result) {
+// the run of dir ends. Unless --reclone asked for it, a reclone refused
+// with nothing touched (mend.NotSwapped) is left to a mend in place: done
+// is false, and why says why.
+func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, r *result) (done bool, why string) {
 	start := time.Now()
 	rs, err := remotesOf(ctx, dir)
 	if err != nil {
 		r.err = err
-		return
+		return true, ""
 	}
 	url := ""
 	if len(rs) > 0 {
@@ -46,11 +48,15 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle()},
 		In:      inRepo, Skip: []string{lockName, statsName}, Hold: hold,
 	})
+	var refused *mend.NotSwapped
+	if err != nil && !o.reclone && errors.As(err, &refused) {
+		return false, refused.Error()
+	}
 	r.mendTook = time.Since(start)
-	m := mend.Mended{Whole: "--reclone"}
+	m := mend.Mended{Whole: "a fresh clone swapped in"}
 	if err == nil {
-		r.whole, r.fixed = true, f.Broken()
-		m.Did = []string{fmt.Sprintf("recloned: %d objects fetched again and verified", c.Objects)}
+		r.whole, r.swapped, r.fixed = true, true, f.Broken()
+		m.Did = []string{fmt.Sprintf("fetched everything again: %d %s", c.Objects, plural(c.Objects, "object", "objects"))}
 		if c.Carried > 0 {
 			m.Did = append(m.Did, fmt.Sprintf("carried over %d %s the upstream did not send", c.Carried, plural(c.Carried, "object", "objects")))
 		}
@@ -65,6 +71,7 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 	}
 	r.err = err
 	writeVerdict(dir, f, m, r.mendTook, err)
+	return true, ""
 }
 
 // release lets go of the lock a reclone took in the repository it

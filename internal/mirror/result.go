@@ -44,6 +44,9 @@ type result struct {
 	// whether it fetched everything instead (a reclone's worth).
 	refetched int
 	whole     bool
+	// swapped says that a fresh clone replaced the repository (a
+	// reclone), which mended and mendTook then say.
+	swapped bool
 	// hold is the runner's lock in the repository a reclone swapped in,
 	// held until the run of it ends (release).
 	hold *os.File
@@ -98,7 +101,11 @@ func (r result) fullLine(head string) string {
 		if r.mendTook > 0 {
 			took = fmt.Sprintf(" in %.1fs", r.mendTook.Seconds()) // first: a line too long is cut
 		}
-		notes = append(notes, "mended"+took+": "+strings.Join(r.mended, "; "))
+		did := "mended"
+		if r.swapped {
+			did = "recloned"
+		}
+		notes = append(notes, did+took+": "+strings.Join(r.mended, "; "))
 	}
 	if len(r.converted) > 0 && !r.dry {
 		notes = append(notes, "converted "+strings.Join(r.converted, "; "))

@@ -89,6 +89,9 @@ var verifications = family{
 		{"git_durable_verify_refetched_whole", "1 if the last verification fetched everything again instead, as a reclone brings it (the broken copies held more than a quarter of the packs' bytes).", true, func(r result) (float64, bool) {
 			return oneIf(r.whole), r.check != nil
 		}},
+		{"git_durable_verify_recloned", "1 if the last verification replaced the mirror with a fresh clone of its upstream, swapped in whole (--reclone, or where a mend would fetch everything), the old one set aside in its durable-quarantine/.", true, func(r result) (float64, bool) {
+			return oneIf(r.swapped), r.check != nil
+		}},
 		{"git_durable_verify_retired_files", "Files the last verification set aside in the mirror's durable-quarantine/ (damaged packs, replaced indexes, broken loose copies, refs naming what nobody has): kept, never deleted, until --quarantine-days.", true, func(r result) (float64, bool) {
 			return float64(r.retired), r.check != nil
 		}},

@@ -61,21 +61,30 @@ func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	}
 	f, err := mend.Verify(ctx, git, vo)
 	var m mend.Mended
-	if err == nil && o.reclone {
-		r.check = f
-		o.recloneOne(ctx, dir, f, r)
-		return
-	}
 	if err == nil {
 		r.check = f
-		if f.Sound() {
+		if f.Sound() && !o.reclone {
 			r.notes = append(r.notes, describe(f))
 			writeVerdict(dir, f, m, 0, nil)
 			return
 		}
+		// Where a mend would fetch everything, a reclone swapped in; in
+		// place where that is refused with nothing touched.
+		var notSwapped string
+		if o.reclone || mend.WholeDue(f) {
+			var done bool
+			if done, notSwapped = o.recloneOne(ctx, dir, f, r); done {
+				return
+			}
+		}
 		start := time.Now()
 		m, err = o.mendOne(ctx, dir, f)
 		r.mended, r.mendTook = append([]string{describe(f)}, mendedWhat(m)...), time.Since(start)
+		if notSwapped != "" {
+			// First: a line too long is cut.
+			why := "in place, not swapped: " + notSwapped
+			r.mended, m.Did = append([]string{why}, r.mended...), append([]string{why}, m.Did...)
+		}
 		r.fixed = f.Broken() - len(m.Left) - len(m.Missing)
 		r.refetched, r.whole = m.Fetched, m.Whole != ""
 		if err == nil {

@@ -1,6 +1,7 @@
 package quarantine
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -78,6 +79,45 @@ func TestRetireAndKeep(t *testing.T) {
 		if !flushed[dir] {
 			t.Errorf("%s not flushed (flushed: %v)", dir, flushed)
 		}
+	}
+}
+
+// TestAdopt: a directory beside the git directory (a repository a
+// reclone replaced) goes whole into the run's folder under the name given,
+// which must be one name. (Its flushes: the reclone's block replays.)
+func TestAdopt(t *testing.T) {
+	tree := t.TempDir()
+	git := filepath.Join(tree, "r.git")
+	old := filepath.Join(tree, ".r.git.durable-reclone")
+	for _, dir := range []string{git, filepath.Join(old, "objects")} {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(old, "HEAD"), []byte("ref: refs/heads/main\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	d := New(nil, git, time.Date(2026, 12, 6, 4, 15, 0, 0, time.UTC))
+	for _, bad := range []string{"", ".", "..", "a/b"} {
+		if err := d.Adopt(old, bad); err == nil {
+			t.Errorf("adopted as %q", bad)
+		}
+	}
+	if err := d.Adopt(old, "repository"); err != nil {
+		t.Fatal(err)
+	}
+	run := d.Path()
+	if _, err := os.Stat(filepath.Join(run, "repository", "HEAD")); err != nil {
+		t.Errorf("not in the run's folder: %v", err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("still beside the git directory")
+	}
+	if got, want := d.Retired(), []string{Name + "/" + filepath.Base(run) + "/repository"}; !slices.Equal(got, want) {
+		t.Errorf("retired %v, want %v", got, want)
+	}
+	if err := d.Flush(); err != nil {
+		t.Fatal(err)
 	}
 }
 

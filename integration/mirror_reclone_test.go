@@ -1,0 +1,188 @@
+//go:build linux
+
+package integration
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-durable/git-durable/internal/gittest"
+	"github.com/git-durable/git-durable/object"
+)
+
+// TestMirrorVerifyReclone: git-remote-durable --verify --reclone replaces
+// a mirror with a fresh clone swapped in, and carries over what the mirror
+// had of its own: its configuration, hooks, description, alternates,
+// refs, reflogs, and the objects only it held (a loose one, and a pack
+// the upstream's objects are not in). The old repository is set aside
+// whole in the new one's quarantine; a scratch directory a crashed
+// reclone left beside it is set aside too, and no run takes it for a
+// repository. The clone fsck-clean, git reads every object it read before,
+// the metrics say it.
+func TestMirrorVerifyReclone(t *testing.T) {
+	env := env(t)
+	base, _, tree, m := durableMirror(t, env, "-c", "fetch.unpackLimit=1")
+	store := filepath.Join(base, "store.git")
+	gittest.Git(t, env, base, "init", "-q", "--bare", store)
+	stored := strings.TrimSpace(string(gittest.GitIn(t, env, store, []byte("in the store\n"), "hash-object", "-w", "--stdin")))
+	gittest.WriteFile(t, m, "objects/info/alternates", filepath.Join(store, "objects")+"\n")
+	lone := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("only the mirror has it\n"), "hash-object", "-w", "--stdin")))
+	ownPack := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("a packed one of its own\n"), "hash-object", "-w", "--stdin")))
+	gittest.GitIn(t, env, m, []byte(ownPack+"\n"), "pack-objects", "-q", "objects/pack/pack")
+	os.Remove(filepath.Join(m, "objects", ownPack[:2], ownPack[2:]))
+	gittest.Git(t, env, m, "config", "mirror.note", "carried over")
+	gittest.WriteFile(t, m, "hooks/post-fetch", "#!/bin/sh\necho fetched\n")
+	os.Chmod(filepath.Join(m, "hooks/post-fetch"), 0o755)
+	gittest.WriteFile(t, m, "description", "the mirror of up\n")
+	gittest.Git(t, env, m, "update-ref", "--create-reflog", "-m", "kept", "refs/local/kept", "main")
+	leftover := filepath.Join(tree, ".m.git.durable-reclone")
+	gittest.Git(t, env, base, "init", "-q", "--bare", leftover)
+	before := readableObjects(t, env, m, nil)
+	refsBefore := refs(t, env, m)
+	metrics := filepath.Join(base, "verify.prom")
+	c := verifier(t, env, "--reclone", "--metrics", metrics, tree)
+	l := runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "recloned in") || !strings.Contains(l, "carried over 2 objects") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	if n := strings.Count(strings.TrimSpace(string(c.Stdout)), "\n") + 1; n != 1 {
+		t.Errorf("%d lines: a reclone's scratch directory taken for a repository?\n%s", n, c.Stdout)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict", "--no-dangling")
+	readsAllNow(t, env, m, append(before, stored, lone, ownPack))
+	if got := refs(t, env, m); got != refsBefore {
+		t.Errorf("refs\n%s\nwant\n%s", got, refsBefore)
+	}
+	if got := strings.TrimSpace(gittest.Git(t, env, m, "reflog", "show", "--format=%gs", "refs/local/kept")); got != "kept" {
+		t.Errorf("the reflog was not carried over: %q", got)
+	}
+	if got := strings.TrimSpace(gittest.Git(t, env, m, "config", "mirror.note")); got != "carried over" {
+		t.Errorf("the configuration was not carried over: %q", got)
+	}
+	if st, err := os.Stat(filepath.Join(m, "hooks/post-fetch")); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("the hook was not carried over as it was: %v", err)
+	}
+	if got := string(readFile(t, filepath.Join(m, "description"))); got != "the mirror of up\n" {
+		t.Errorf("description: %q", got)
+	}
+	kept, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "repository", "objects", "info", "alternates"))
+	left, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "repository", "durable-quarantine", "*", "reclone-left-m.git", "HEAD"))
+	if len(kept) != 1 || len(left) != 1 {
+		t.Errorf("the old repository (%v) and the scratch left (%v) not set aside", kept, left)
+	}
+	if _, err := os.Lstat(leftover); !os.IsNotExist(err) {
+		t.Errorf("the scratch directory is still beside the mirror: %v", err)
+	}
+	if got := string(readFile(t, metrics)); !strings.Contains(got, series("git_durable_verify_recloned", tree, m)+"1\n") || !strings.Contains(got, series("git_durable_verify_retired_files", tree, m)+"1\n") {
+		t.Errorf("metrics:\n%s", got)
+	}
+	// A second run is an ordinary --verify of the new repository.
+	if c := verifier(t, env, tree); c.Code != 0 || !strings.Contains(runnerLine(t, c, m), "verified") {
+		t.Errorf("exit %d after the reclone\n%s", c.Code, c.Stdout)
+	}
+}
+
+// readsAllNow fails unless git reads every object of ids in dir.
+func readsAllNow(t *testing.T, env []string, dir string, ids []string) {
+	t.Helper()
+	if err := readsAll(env, "", ids)(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ownBlobMirror is a mirror whose only pack holds a 256 KiB blob of the
+// upstream's (so that a byte flipped in it breaks more than a quarter of
+// the packs' bytes: a mend would fetch everything) and a blob the upstream
+// never had; it returns the mirror, its tree, the pack, and the big blob's
+// offset in it and the own blob's id.
+func ownBlobMirror(t *testing.T, env []string) (tree, m, path string, off int64, own string) {
+	t.Helper()
+	base := t.TempDir()
+	work := filepath.Join(base, "work")
+	gittest.Git(t, env, base, "init", "-q", "-b", "main", work)
+	big := make([]byte, 256<<10)
+	rand.Read(big) // does not compress
+	gittest.WriteFile(t, work, "big.bin", string(big))
+	gittest.Git(t, env, work, "add", ".")
+	gittest.Git(t, gittest.Tick(env, 1), work, "commit", "-q", "-m", "big")
+	up := filepath.Join(base, "up.git")
+	gittest.Git(t, env, base, "clone", "-q", "--bare", work, up)
+	tree = filepath.Join(base, "tree")
+	m = filepath.Join(tree, "m.git")
+	gittest.Git(t, env, base, "clone", "-q", "--mirror", "-c", "fetch.unpackLimit=1", "durable::file://"+up, m)
+	own = strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("only the mirror has it\n"), "hash-object", "-w", "--stdin")))
+	gittest.Git(t, env, m, "repack", "-q", "-a", "-d", "--keep-unreachable")
+	blob, err := object.ParseID(strings.TrimSpace(gittest.Git(t, env, m, "rev-parse", "main:big.bin")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, path := packIndex(t, m)
+	off, ok := idx.FindOffset(blob)
+	if !ok {
+		t.Fatalf("%s is not in %s", blob, path)
+	}
+	return tree, m, path, off, own
+}
+
+// TestMirrorVerifyRecloneRefused: a reclone that would lose what git can
+// read — an object only a damaged pack holds, which the upstream never had
+// — is refused before anything moves: with --reclone, exit 1 and the
+// mirror as it was (the same files, no scratch directory left); without
+// it, where a mend would fetch everything, the mend is made in place and
+// keeps that object.
+func TestMirrorVerifyRecloneRefused(t *testing.T) {
+	env := env(t)
+	tree, m, path, off, own := ownBlobMirror(t, env)
+	flipByte(t, path, off+1000)
+	damaged := readFile(t, path)
+	c := verifier(t, env, "--reclone", tree)
+	l := runnerLine(t, c, m)
+	if c.Code != 1 || !strings.Contains(l, "not recloned: "+filepath.Base(path)+" is damaged and holds 1 object the upstream did not send") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	if got := readFile(t, path); !bytes.Equal(got, damaged) {
+		t.Error("the damaged pack changed")
+	}
+	if q, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "repository")); len(q) != 0 {
+		t.Errorf("set aside: %v", q)
+	}
+	if s, _ := filepath.Glob(filepath.Join(tree, ".*")); len(s) != 0 {
+		t.Errorf("left beside the mirror: %v", s)
+	}
+	c = verifier(t, env, tree)
+	l = runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, "mended in") || !strings.Contains(l, "in place, not swapped: pack-") || !strings.Contains(l, ".pack is damaged and holds 1 object the upstream did not send") {
+		t.Fatalf("exit %d, %q", c.Code, l)
+	}
+	gittest.Git(t, env, m, "fsck", "--full", "--strict", "--no-dangling")
+	readsAllNow(t, env, m, []string{own})
+}
+
+// TestMirrorVerifyRecloneOptions: --reclone goes with --verify only.
+func TestMirrorVerifyRecloneOptions(t *testing.T) {
+	env := env(t)
+	_, _, tree, _ := durableMirror(t, env)
+	c := runner(t, env, "--reclone", tree)
+	if c.Code != 129 || !strings.Contains(string(c.Stderr), "error: --reclone goes with --verify") {
+		t.Errorf("exit %d\n%s", c.Code, c.Stderr)
+	}
+	c = verifier(t, env, "-h")
+	if !strings.Contains(fmt.Sprint(string(c.Stdout), string(c.Stderr)), "--reclone") {
+		t.Errorf("--verify -h does not say --reclone:\n%s%s", c.Stdout, c.Stderr)
+	}
+}
+
+// fileSize is the size of the file at path.
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
