@@ -45,10 +45,14 @@ func TestMirrorVerifyReclone(t *testing.T) {
 	before := readableObjects(t, env, m, nil)
 	refsBefore := refs(t, env, m)
 	metrics := filepath.Join(base, "verify.prom")
-	c := verifier(t, env, "--reclone", "--metrics", metrics, tree)
+	stats := filepath.Join(base, "stats")
+	c := verifier(t, append(append([]string{}, env...), "GIT_REMOTE_DURABLE_STATS="+stats), "--reclone", "--metrics", metrics, tree)
 	l := runnerLine(t, c, m)
-	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "recloned in") || !strings.Contains(l, "carried over 2 objects") {
+	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "recloned in") {
 		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	if v := verdictOf(t, stats, m); !strings.Contains(v, `"carried over 2 objects the upstream did not send"`) || !strings.Contains(v, `"refetched-whole":"a fresh clone swapped in"`) {
+		t.Errorf("the verdict: %s", v)
 	}
 	if n := strings.Count(strings.TrimSpace(string(c.Stdout)), "\n") + 1; n != 1 {
 		t.Errorf("%d lines: a reclone's scratch directory taken for a repository?\n%s", n, c.Stdout)
@@ -84,6 +88,31 @@ func TestMirrorVerifyReclone(t *testing.T) {
 	// A second run is an ordinary --verify of the new repository.
 	if c := verifier(t, env, tree); c.Code != 0 || !strings.Contains(runnerLine(t, c, m), "verified") {
 		t.Errorf("exit %d after the reclone\n%s", c.Code, c.Stdout)
+	}
+}
+
+// TestMirrorUpdateSetsAsideScratch: what a reclone stopped by a crash
+// left beside a mirror (its scratch directory: the new repository, or
+// the old one after the exchange) is set aside in the mirror's quarantine
+// by the next update, never deleted, and never updated as a repository.
+func TestMirrorUpdateSetsAsideScratch(t *testing.T) {
+	env := env(t)
+	base, _, tree, m := durableMirror(t, env)
+	leftover := filepath.Join(tree, ".m.git.durable-reclone")
+	gittest.Git(t, env, base, "init", "-q", "--bare", leftover)
+	c := runner(t, env, tree)
+	l := runnerLine(t, c, m)
+	if c.Code != 0 || !strings.Contains(l, "set aside what a reclone stopped by a crash left beside it") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	if n := strings.Count(strings.TrimSpace(string(c.Stdout)), "\n") + 1; n != 1 {
+		t.Errorf("%d lines:\n%s", n, c.Stdout)
+	}
+	if left, _ := filepath.Glob(filepath.Join(m, "durable-quarantine", "*", "reclone-left-m.git", "HEAD")); len(left) != 1 {
+		t.Errorf("not set aside: %v", left)
+	}
+	if _, err := os.Lstat(leftover); !os.IsNotExist(err) {
+		t.Errorf("still beside the mirror: %v", err)
 	}
 }
 

@@ -76,18 +76,9 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 		o.Getenv = os.Getenv
 	}
 	dir := old.GitDir
-	scratch := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+ScratchSuffix)
-	if exists(scratch) {
-		// A reclone's crash left it: before its exchange the new one,
-		// after it the old one; either way set aside, not deleted (into
-		// the repository's quarantine: with it into the new one's).
-		q := quarantine.For(dir)
-		if err := q.Adopt(scratch, "reclone-left-"+filepath.Base(dir)); err != nil {
-			return out, err
-		}
-		if err := q.Flush(); err != nil {
-			return out, err
-		}
+	scratch := scratchOf(dir)
+	if _, err := setAsideScratch(dir, quarantine.For(dir)); err != nil {
+		return out, err
 	}
 	swapped := false
 	defer func() {
@@ -206,6 +197,27 @@ func WholeDue(f *Findings) bool {
 	_, _, byPack := brokenCopies(f.Report)
 	m := &mender{r: f.repo, layouts: map[string][]pack.Span{}}
 	return m.measure(byPack).wholeWanted()
+}
+
+// scratchOf is where a reclone of the git directory dir builds the new
+// repository: beside it, on the same filesystem.
+func scratchOf(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+ScratchSuffix)
+}
+
+// setAsideScratch sets the scratch directory of a reclone of dir that a
+// crash left (before the exchange the new repository, after it the old
+// one: either way not deleted) aside in q, the repository's quarantine,
+// and reports whether there was one.
+func setAsideScratch(dir string, q *quarantine.Dir) (bool, error) {
+	scratch := scratchOf(dir)
+	if !exists(scratch) {
+		return false, nil
+	}
+	if err := q.Adopt(scratch, "reclone-left-"+filepath.Base(dir)); err != nil {
+		return false, err
+	}
+	return true, q.Flush()
 }
 
 // exists reports whether path is there (an error other than its absence

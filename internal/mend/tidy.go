@@ -52,6 +52,9 @@ type Tidied struct {
 	// and git could not read (missing, empty, torn): tables.list was
 	// written again without them, and they were set aside.
 	TornTables []string
+	// Scratch says that the scratch directory of a reclone a crash
+	// stopped, beside the git directory, was set aside in its quarantine.
+	Scratch bool
 }
 
 // Tidy puts right, in the git directory dir, what a crash during an
@@ -63,7 +66,9 @@ type Tidied struct {
 // object is missing is left as it is: the update's fetch wants it back. In
 // a reftable repository no file under refs/ is touched (refs/heads there
 // is git's stub); its tables.list.lock follows the rule of every lock, and
-// a table git cannot read is taken out of the stack (tidyReftable).
+// a table git cannot read is taken out of the stack (tidyReftable). The
+// scratch directory of a reclone a crash stopped, beside the git
+// directory, is set aside in the quarantine too (setAsideScratch).
 func Tidy(dir string, o TidyOptions) (Tidied, error) {
 	if o.FS == nil {
 		o.FS = noFollow{batch.OS}
@@ -74,6 +79,9 @@ func Tidy(dir string, o TidyOptions) (Tidied, error) {
 	var t Tidied
 	table := reftableIn(o.FS, dir)
 	var err error
+	if t.Scratch, err = setAsideScratch(dir, o.Quarantine); err != nil {
+		return t, err
+	}
 	if t.Locks, t.Held, t.Busy, err = staleLocks(dir, table, o); err != nil {
 		return t, err
 	}

@@ -46,7 +46,7 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 	}
 	c, err := mend.Reclone(ctx, f, mend.RecloneOptions{
 		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle()},
-		In:      inRepo, Skip: []string{lockName, statsName}, Hold: hold,
+		In:      inRepo, Skip: []string{lockName}, Hold: hold,
 	})
 	var refused *mend.NotSwapped
 	if err != nil && !o.reclone && errors.As(err, &refused) {

@@ -25,6 +25,9 @@ func describeTidied(t mend.Tidied, q *quarantine.Dir) []string {
 	if len(t.TornTables) > 0 {
 		did = append(did, "wrote reftable/tables.list again without the "+plural(len(t.TornTables), "table", "tables")+" git cannot read "+quoteAll(t.TornTables))
 	}
+	if t.Scratch {
+		did = append(did, "set aside what a reclone stopped by a crash left beside it")
+	}
 	if len(did) > 0 {
 		did = append(did, "kept in "+quotePath(filepath.ToSlash(filepath.Join(quarantine.Name, filepath.Base(q.Path())))))
 	}
