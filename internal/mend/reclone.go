@@ -40,6 +40,9 @@ type RecloneOptions struct {
 // Recloned is what a reclone did.
 type Recloned struct {
 	Objects int // objects the fetch of everything brought, each checked as it came
+	// Swapped says that the new repository took the name, also where
+	// what came after failed (its flush, setting the old one aside).
+	Swapped bool
 	Carried int // objects only the old repository held, carried over
 	// Quarantine is where the old repository went, whole, relative to
 	// the git directory.
@@ -66,7 +69,7 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if old == nil {
 		return out, errors.New("a reclone needs the verification's reading of the repository")
 	}
-	if err := recloneable(old.GitDir, old.CommonDir, old.Config.Has("extensions.partialclone")); err != nil {
+	if err := recloneable(old.GitDir, old.CommonDir, old.ObjectDir, old.Config.Has("extensions.partialclone")); err != nil {
 		return out, &NotSwapped{err}
 	}
 	if o.URL == "" {
@@ -79,6 +82,9 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	scratch := scratchOf(dir)
 	if _, err := setAsideScratch(dir, quarantine.For(dir)); err != nil {
 		return out, err
+	}
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		return out, err // nothing of ours there: nothing to remove
 	}
 	swapped := false
 	defer func() {
@@ -116,7 +122,7 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if err := exchange(scratch, dir); err != nil {
 		return out, err
 	}
-	swapped = true
+	swapped, out.Swapped = true, true
 	quarantine.Forget(dir) // the name leads to another directory now
 	if err := batch.OS.FlushDir(filepath.Dir(dir)); err != nil {
 		return out, err
@@ -131,15 +137,24 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 }
 
 // recloneable refuses what a reclone cannot replace: a linked work tree's
-// git directory (the common one holds its objects), a partial clone (a
-// whole fetch would fill in what it left out on purpose), a system where
-// directories cannot be exchanged in one step.
-func recloneable(gitDir, commonDir string, partial bool) error {
+// git directory (the common one holds its objects), objects kept
+// elsewhere (GIT_OBJECT_DIRECTORY, or objects/ or objects/pack a symbolic
+// link: the clone would not land there), a partial clone (a whole fetch
+// would fill in what it left out on purpose), a system where directories
+// cannot be exchanged in one step.
+func recloneable(gitDir, commonDir, objectDir string, partial bool) error {
 	switch {
 	case filepath.Clean(gitDir) != filepath.Clean(commonDir):
 		return errors.New("a linked work tree's git directory is not recloned: reclone its repository")
+	case filepath.Clean(objectDir) != filepath.Join(gitDir, "objects"):
+		return fmt.Errorf("its objects are kept in %s, not in the repository: not recloned", objectDir)
 	case partial:
 		return errors.New("a partial clone is not recloned: a whole clone would bring what it leaves out")
+	}
+	for _, d := range []string{"objects", filepath.Join("objects", "pack")} {
+		if st, err := os.Lstat(filepath.Join(gitDir, d)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: not recloned", filepath.ToSlash(d))
+		}
 	}
 	return canExchange()
 }

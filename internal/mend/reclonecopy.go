@@ -26,6 +26,9 @@ func copyGitDir(from, to string, skip []string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(from, path)
+		if rel == "." {
+			return keepMode(path, to, d) // made by the caller
+		}
 		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 		if rel != "." && (top == quarantine.Name || slices.Contains(skip, rel)) {
 			if d.IsDir() {
@@ -63,7 +66,7 @@ func copyObjectsDir(path, dst, rel string, d fs.DirEntry) error {
 }
 
 // copyEntry copies the directory (made empty), file or symbolic link at
-// path to dst, with its permissions.
+// path to dst, with its permissions (keepMode).
 func copyEntry(path, dst string, d fs.DirEntry) error {
 	info, err := d.Info()
 	if err != nil {
@@ -71,7 +74,10 @@ func copyEntry(path, dst string, d fs.DirEntry) error {
 	}
 	switch {
 	case info.IsDir():
-		return os.Mkdir(dst, info.Mode().Perm())
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		return keepMode(path, dst, d)
 	case info.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(path)
 		if err != nil {
@@ -97,6 +103,17 @@ func copyEntry(path, dst string, d fs.DirEntry) error {
 		err = cerr
 	}
 	return err
+}
+
+// keepMode gives the directory dst the mode of the one at path (d): its
+// permissions whatever the umask took, and its set-group-id bit (a shared
+// repository's: what git makes in it then takes its group).
+func keepMode(path, dst string, d fs.DirEntry) error {
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	return os.Chmod(dst, info.Mode()&(fs.ModePerm|fs.ModeSetgid|fs.ModeSticky))
 }
 
 // flushTree makes every file and directory under dir durable as one

@@ -67,7 +67,11 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %s", o.timeout)
 		}
-		err = fmt.Errorf("not recloned: %v (%d of %d objects broken)", err, f.Broken(), f.Objects())
+		did := "not recloned"
+		if c.Swapped {
+			did = "recloned, then failed"
+		}
+		err = fmt.Errorf("%s: %v (%d of %d objects broken)", did, err, f.Broken(), f.Objects())
 	}
 	r.err = err
 	writeVerdict(dir, f, m, r.mendTook, err)
