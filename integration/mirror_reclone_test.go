@@ -18,8 +18,9 @@ import (
 // TestMirrorVerifyReclone: git-remote-durable --verify --reclone replaces
 // a mirror with a fresh clone swapped in, and carries over what the mirror
 // had of its own: its configuration, hooks, description, alternates,
-// refs, reflogs, and the objects only it held (a loose one, and a pack
-// the upstream's objects are not in). The old repository is set aside
+// refs, reflogs, and the objects only it held (a loose one, a pack the
+// upstream's objects are not in, and one broken in a pack whose loose copy
+// is sound). The old repository is set aside
 // whole in the new one's quarantine; a scratch directory a crashed
 // reclone left beside it is set aside too, and no run takes it for a
 // repository. The clone fsck-clean, git reads every object it read before,
@@ -35,6 +36,11 @@ func TestMirrorVerifyReclone(t *testing.T) {
 	ownPack := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("a packed one of its own\n"), "hash-object", "-w", "--stdin")))
 	gittest.GitIn(t, env, m, []byte(ownPack+"\n"), "pack-objects", "-q", "objects/pack/pack")
 	os.Remove(filepath.Join(m, "objects", ownPack[:2], ownPack[2:]))
+	// Broken in a pack of its own, sound as a loose object: carried from
+	// there.
+	twice := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte("broken in a pack, sound loose\n"), "hash-object", "-w", "--stdin")))
+	sum := strings.TrimSpace(string(gittest.GitIn(t, env, m, []byte(twice+"\n"), "pack-objects", "-q", "objects/pack/pack")))
+	flipByte(t, filepath.Join(m, "objects", "pack", "pack-"+sum+".pack"), 12+4)
 	gittest.Git(t, env, m, "config", "mirror.note", "carried over")
 	gittest.WriteFile(t, m, "hooks/post-fetch", "#!/bin/sh\necho fetched\n")
 	os.Chmod(filepath.Join(m, "hooks/post-fetch"), 0o755)
@@ -51,14 +57,14 @@ func TestMirrorVerifyReclone(t *testing.T) {
 	if c.Code != 0 || !strings.Contains(l, " ok ") || !strings.Contains(l, "recloned in") {
 		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
 	}
-	if v := verdictOf(t, stats, m); !strings.Contains(v, `"carried over 2 objects the upstream did not send"`) || !strings.Contains(v, `"refetched-whole":"a fresh clone swapped in"`) {
+	if v := verdictOf(t, stats, m); !strings.Contains(v, `"carried over 3 objects the upstream did not send"`) || !strings.Contains(v, `"refetched-whole":"a fresh clone swapped in"`) {
 		t.Errorf("the verdict: %s", v)
 	}
 	if n := strings.Count(strings.TrimSpace(string(c.Stdout)), "\n") + 1; n != 1 {
 		t.Errorf("%d lines: a reclone's scratch directory taken for a repository?\n%s", n, c.Stdout)
 	}
 	gittest.Git(t, env, m, "fsck", "--full", "--strict", "--no-dangling")
-	readsAllNow(t, env, m, append(before, stored, lone, ownPack))
+	readsAllNow(t, env, m, append(before, stored, lone, ownPack, twice))
 	if got := refs(t, env, m); got != refsBefore {
 		t.Errorf("refs\n%s\nwant\n%s", got, refsBefore)
 	}
@@ -82,7 +88,7 @@ func TestMirrorVerifyReclone(t *testing.T) {
 	if _, err := os.Lstat(leftover); !os.IsNotExist(err) {
 		t.Errorf("the scratch directory is still beside the mirror: %v", err)
 	}
-	if got := string(readFile(t, metrics)); !strings.Contains(got, series("git_durable_verify_recloned", tree, m)+"1\n") || !strings.Contains(got, series("git_durable_verify_retired_files", tree, m)+"1\n") {
+	if got := string(readFile(t, metrics)); !strings.Contains(got, series("git_durable_verify_recloned", tree, m)+"1\n") || !strings.Contains(got, series("git_durable_verify_retired_files", tree, m)+"2\n") { // the scratch left, the old repository
 		t.Errorf("metrics:\n%s", got)
 	}
 	// A second run is an ordinary --verify of the new repository.
@@ -214,4 +220,33 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return st.Size()
+}
+
+// TestMirrorVerifyRecloneWorkTree: a work tree's .git is recloned too,
+// from a remote named by a path relative to the work tree (as git reads
+// it): the work tree's files and index are untouched and git status is
+// clean after.
+func TestMirrorVerifyRecloneWorkTree(t *testing.T) {
+	env := env(t)
+	base := t.TempDir()
+	up := newUpstream(t, env, base, "up.git")
+	w := filepath.Join(base, "w")
+	gittest.Git(t, env, base, "clone", "-q", up, w)
+	gittest.Git(t, env, w, "config", "remote.origin.url", "../up.git")
+	headBefore := gittest.Git(t, env, w, "rev-parse", "HEAD")
+	c := verifier(t, env, "--reclone", w)
+	l := runnerLine(t, c, filepath.Join(w, ".git"))
+	if c.Code != 0 || !strings.Contains(l, "recloned in") {
+		t.Fatalf("exit %d, %q\n%s", c.Code, l, c.Stderr)
+	}
+	gittest.Git(t, env, w, "fsck", "--full", "--strict", "--no-dangling")
+	if got := gittest.Git(t, env, w, "status", "--porcelain"); got != "" {
+		t.Errorf("git status after the reclone:\n%s", got)
+	}
+	if got := gittest.Git(t, env, w, "rev-parse", "HEAD"); got != headBefore {
+		t.Errorf("HEAD %s, was %s", got, headBefore)
+	}
+	if beside, _ := filepath.Glob(filepath.Join(w, "..git*")); len(beside) != 0 {
+		t.Errorf("left in the work tree: %v", beside)
+	}
 }

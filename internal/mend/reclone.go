@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/objstore"
@@ -23,7 +24,8 @@ const ScratchSuffix = ".durable-reclone"
 // RecloneOptions configure a Reclone.
 type RecloneOptions struct {
 	// Options name the upstream (URL) and how it is reached; Quarantine
-	// is not used: the old repository goes whole into the new one's.
+	// (nil: the repository's) takes the old repository, whole, once the
+	// new one has its name.
 	Options
 	// In runs git in the git directory dir.
 	In func(dir string) Git
@@ -75,23 +77,44 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if o.URL == "" {
 		return out, errors.New("no remote to clone from")
 	}
+	if url := strings.TrimPrefix(o.URL, "durable::"); local(url) && !filepath.IsAbs(url) {
+		// git reads such a remote from the work tree, not from beside it
+		o.URL = filepath.Join((&mender{r: old}).workTop(), url)
+	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	dir := old.GitDir
-	scratch := scratchOf(dir)
-	if _, err := setAsideScratch(dir, quarantine.For(dir)); err != nil {
+	q := o.Quarantine
+	if q == nil {
+		q = quarantine.For(dir)
+	}
+	defer func() {
+		// Refused, or failed, with nothing touched: the mend in place may
+		// still put it right; not where the upstream failed (it would
+		// again) or the run was stopped.
+		var refused *NotSwapped
+		var far *upstreamError
+		if err != nil && !out.Swapped && ctx.Err() == nil && !errors.As(err, &refused) && !errors.As(err, &far) {
+			err = &NotSwapped{err}
+		}
+	}()
+	if _, err := setAsideScratch(dir, q); err != nil {
 		return out, err
 	}
+	scratch := scratchOf(dir)
 	if err := os.Mkdir(scratch, 0o700); err != nil {
 		return out, err // nothing of ours there: nothing to remove
 	}
-	swapped := false
 	defer func() {
-		if !swapped {
+		if !out.Swapped {
 			os.RemoveAll(scratch) // never a repository git read: ours alone
 		}
 	}()
+	before, err := refState(ctx, o.In(dir), dir)
+	if err != nil {
+		return out, err
+	}
 	if err := copyGitDir(dir, scratch, o.Skip); err != nil {
 		return out, err
 	}
@@ -99,8 +122,8 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 		return out, err
 	}
 	// Every object was hashed and checked as it came (as git's
-	// index-pack checks a clone's), or read right by the verification f:
-	// what is left is that every ref names one the new clone has.
+	// index-pack checks a clone's), or read right by the verification f
+	// (carry): what is left is that every ref names one the clone has.
 	missing, err := MissingRefObjects(ctx, o.In(scratch))
 	if err != nil {
 		return out, fmt.Errorf("the new clone: %v", err)
@@ -108,13 +131,24 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if len(missing) > 0 {
 		return out, &NotSwapped{fmt.Errorf("%s names %s, which neither the upstream sent nor the repository could read", missing[0].Name, missing[0].ID)}
 	}
+	if err := ownLike(dir, scratch); err != nil {
+		return out, err
+	}
 	if err := flushTree(scratch); err != nil {
 		return out, err
+	}
+	if err := batch.OS.FlushDir(filepath.Dir(dir)); err != nil {
+		return out, err // the scratch's name: durable before it is exchanged
 	}
 	if o.Hold != nil {
 		if err := o.Hold(scratch); err != nil {
 			return out, err
 		}
+	}
+	// The runner's lock keeps runners out, not every git: a ref another
+	// process wrote since the copy would be left behind.
+	if after, err := refState(ctx, o.In(dir), dir); err != nil || after != before {
+		return out, &NotSwapped{errors.New("its refs changed while it was cloned again: another process writes in it")}
 	}
 	if err := ctx.Err(); err != nil {
 		return out, err
@@ -122,19 +156,36 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if err := exchange(scratch, dir); err != nil {
 		return out, err
 	}
-	swapped, out.Swapped = true, true
-	quarantine.Forget(dir) // the name leads to another directory now
+	out.Swapped = true
+	q.Reset() // the name leads to another directory now
 	if err := batch.OS.FlushDir(filepath.Dir(dir)); err != nil {
 		return out, err
 	}
 	// The old repository, now under the scratch name, is kept whole.
-	q := quarantine.For(dir) // anew: Forget above
 	if err := q.Adopt(scratch, "repository"); err != nil {
-		return out, fmt.Errorf("the old repository was replaced and is at %s: %v", scratch, err)
+		return out, fmt.Errorf("the old repository is at %s: %v", scratch, err)
 	}
 	out.Quarantine = q.Retired()[len(q.Retired())-1]
 	return out, q.Flush()
 }
+
+// refState is what the refs of the repository git runs in (its git
+// directory dir) say: every ref's value, and HEAD.
+func refState(ctx context.Context, git Git, dir string) (string, error) {
+	refs, err := git(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname) %(symref)")
+	if err != nil {
+		return "", err
+	}
+	head, err := os.ReadFile(filepath.Join(dir, "HEAD"))
+	return string(refs) + string(head), err
+}
+
+// upstreamError is a failure of the upstream's, in its words: a mend in
+// place would meet it again.
+type upstreamError struct{ error }
+
+// Unwrap returns the failure.
+func (e *upstreamError) Unwrap() error { return e.error }
 
 // recloneable refuses what a reclone cannot replace: a linked work tree's
 // git directory (the common one holds its objects), objects kept
@@ -150,6 +201,8 @@ func recloneable(gitDir, commonDir, objectDir string, partial bool) error {
 		return fmt.Errorf("its objects are kept in %s, not in the repository: not recloned", objectDir)
 	case partial:
 		return errors.New("a partial clone is not recloned: a whole clone would bring what it leaves out")
+	case exists(filepath.Join(gitDir, "modules")):
+		return errors.New("it holds its submodules' repositories (modules/): not recloned")
 	}
 	for _, d := range []string{"objects", filepath.Join("objects", "pack")} {
 		if st, err := os.Lstat(filepath.Join(gitDir, d)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
@@ -176,12 +229,12 @@ func fillClone(ctx context.Context, f *Findings, scratch string, o RecloneOption
 	m := &mender{ctx: ctx, git: o.In(scratch), r: r, t: t}
 	src, err := m.dial(o.Options)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, &upstreamError{err}
 	}
 	defer src.close()
 	whole, err := m.fetchWhole(src.rem, src.f)
 	if err != nil {
-		return 0, 0, src.say(err)
+		return 0, 0, &upstreamError{src.say(err)}
 	}
 	fetched, closeFetched := openFetched([]string{whole}, r.Format)
 	defer closeFetched()

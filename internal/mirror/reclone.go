@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/mend"
+	"github.com/git-durable/git-durable/internal/quarantine"
 )
 
 // recloneOne replaces the repository dir, which the runner holds by lock
@@ -45,7 +46,7 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 		return nil
 	}
 	c, err := mend.Reclone(ctx, f, mend.RecloneOptions{
-		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle()},
+		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle(), Quarantine: quarantine.For(dir)},
 		In:      inRepo, Skip: []string{lockName}, Hold: hold,
 	})
 	var refused *mend.NotSwapped
@@ -64,6 +65,10 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 		m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
 		r.mended = append([]string{describe(f)}, m.Did...)
 	} else {
+		r.swapped = c.Swapped
+		if c.Quarantine != "" {
+			m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %s", o.timeout)
 		}

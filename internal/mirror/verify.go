@@ -2,11 +2,9 @@ package mirror
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/cli"
-	"github.com/git-durable/git-durable/internal/mask"
 	"github.com/git-durable/git-durable/internal/mend"
 	"github.com/git-durable/git-durable/internal/progress"
 	"github.com/git-durable/git-durable/internal/quarantine"
@@ -26,10 +23,6 @@ import (
 // git-remote-durable: the runner's --verify.
 const VerifyFlag = "--verify"
 
-// verifyOne verifies the repository dir, which the runner holds by lock,
-// into r, and mends what it finds broken (mend.Mend, in this process): a
-// note of what it checked (and mended), or the failure that names what is
-// left broken.
 // verifyRefs checks the refs of the repository dir, which the runner
 // holds by the lock f, before its objects, as an update's tidying does:
 // stale locks, a torn packed-refs, broken loose refs, reftable tables git
@@ -53,6 +46,10 @@ func (o *options) verifyRefs(ctx context.Context, dir string, f *os.File, booted
 	return nil
 }
 
+// verifyOne verifies the repository dir, which the runner holds by lock,
+// into r, and mends what it finds broken (mend.Mend, in this process), or
+// reclones it (recloneOne): a note of what it checked (and mended), or
+// the failure that names what is left broken.
 func (o *options) verifyOne(ctx context.Context, dir string, r *result) {
 	git := inRepo(dir)
 	vo := mend.VerifyOptions{Rate: o.rate, Reserve: cli.ReserveMemory}
@@ -235,73 +232,6 @@ func describeIDs(ids []object.ID) string {
 		s = append(s, id.String())
 	}
 	return strings.Join(s, ", ")
-}
-
-// maxDamage bounds the damage a verdict's statistics line lists.
-const maxDamage = 1000
-
-// writeVerdict adds the detail of the verification of the repository dir
-// (f, and what the mend m did, err what it left) to the runner's
-// statistics file, where it has one: every damage found (up to
-// maxDamage), the refs whose object is missing, what was done, what was
-// set aside and where, what is left broken.
-func writeVerdict(dir string, f *mend.Findings, m mend.Mended, took time.Duration, err error) {
-	to := statsTarget()
-	if to == "" {
-		return
-	}
-	type damage struct {
-		ID   string `json:"id,omitempty"`
-		Pack string `json:"pack,omitempty"`
-		Why  string `json:"why"`
-	}
-	v := struct {
-		Kind       string   `json:"kind"`
-		Time       string   `json:"time"`
-		Repository string   `json:"repository"`
-		Result     string   `json:"result"`
-		Error      string   `json:"error,omitempty"`
-		Checked    int      `json:"checked"`
-		Broken     int      `json:"broken"`
-		Damage     []damage `json:"damage,omitempty"`
-		Missing    []string `json:"missing-refs,omitempty"`
-		Did        []string `json:"did,omitempty"`
-		Whole      string   `json:"refetched-whole,omitempty"`
-		Fetched    int      `json:"fetched"`
-		Retired    []string `json:"retired,omitempty"`
-		Quarantine string   `json:"quarantine,omitempty"`
-		Left       []string `json:"left,omitempty"`
-		Seconds    float64  `json:"mend-seconds"`
-	}{Kind: "verify", Time: time.Now().UTC().Format(time.RFC3339), Repository: dir, Result: "ok", Seconds: math.Round(took.Seconds()*1000) / 1000,
-		Checked: f.Objects(), Broken: f.Broken(), Did: m.Did, Whole: m.Whole, Fetched: m.Fetched, Retired: m.Retired}
-	if !f.Sound() {
-		v.Result = "mended"
-	}
-	if err != nil {
-		v.Result, v.Error = "failed", mask.OneLine(err.Error())
-	}
-	for i, d := range f.Damage {
-		if i == maxDamage {
-			break
-		}
-		dd := damage{Pack: filepath.Base(d.Pack), Why: d.Why}
-		if !d.ID.IsZero() {
-			dd.ID = d.ID.String()
-		}
-		v.Damage = append(v.Damage, dd)
-	}
-	for _, r := range f.Missing {
-		v.Missing = append(v.Missing, r.Name+" "+r.ID.String())
-	}
-	if len(m.Retired) > 0 {
-		v.Quarantine = m.Quarantine
-	}
-	for _, id := range m.Left {
-		v.Left = append(v.Left, id.String())
-	}
-	if b, err := json.Marshal(v); err == nil {
-		appendTo(to, append(b, '\n'))
-	}
 }
 
 // maxIdle is the longest a mend waits for an upstream that sends nothing.

@@ -212,13 +212,13 @@ var (
 	runs   = map[string]*Dir{}
 )
 
-// Forget drops this process's run folder of the git directory gitDir
-// (For): the directory the name leads to was replaced (a reclone swapped
-// in), and the next For makes its folders there anew.
-func Forget(gitDir string) {
-	runsMu.Lock()
-	defer runsMu.Unlock()
-	delete(runs, filepath.Clean(gitDir))
+// Reset forgets the folders d made: the directory its git directory's
+// name leads to was replaced (a reclone swapped in), and what is retired
+// next makes them anew there. What was retired so far is still counted.
+func (d *Dir) Reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.made, d.touched = map[string]bool{}, map[string]bool{}
 }
 
 // For returns this process's run folder in the quarantine of the git
