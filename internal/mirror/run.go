@@ -63,12 +63,13 @@ checksum and index, each packed object's CRC, inflation and hash, every
 loose object, every ref's object, and the refs themselves (a torn
 packed-refs, broken loose refs, reftable tables git cannot read). What is
 broken or missing is fetched again from the repository's upstream and
-written durably (everything again where that costs less than by id); what
-it replaces is set aside in the repository's durable-quarantine/, never
-deleted. One line per repository on stdout: "ok" with what was verified or
-mended, "failed" naming what is left broken, or "skipped" (an update holds
-it). Exit 0 when every repository is sound or mended, 1 if any failed, 129
-for a wrong option.
+written durably; where that would cost more than a reclone, a fresh clone
+is built beside the repository and swapped in. What is replaced is set
+aside in the repository's durable-quarantine/, never deleted. One line
+per repository on stdout: "ok" with what was verified, mended or
+recloned, "failed" naming what is left broken, or "skipped" (an update
+holds it). Exit 0 when every repository is sound or mended, 1 if any
+failed, 129 for a wrong option.
 
   -j <n>                 repositories verified at once (default 2)
   --rate <bytes>         read packs at most that fast, with k, m or g
@@ -78,10 +79,10 @@ for a wrong option.
                          upstream's answer is given up after a quarter of it
   --quarantine-days <n>  days what a run sets aside is kept (default 14; 0
                          empties it now)
-  --reclone              instead of mending in place, clone each repository
-                         afresh from its upstream beside it, verify the
-                         clone and swap it in (Linux); the old one is set
-                         aside whole in the new one's durable-quarantine/
+  --reclone              reclone every repository, damaged or not: clone it
+                         afresh from its upstream beside it, with what only
+                         it holds, and swap it in (Linux); the old one is
+                         set aside whole in the new one's quarantine
   --metrics <file>       write the git_durable_verify_* series there, in
                          Prometheus' text format
   --metrics-label <text> the runner label of the run's series (default: the
