@@ -119,3 +119,13 @@ func verdictOf(t *testing.T, stats, dir string) string {
 	t.Fatalf("no verify record of %s in %s", dir, stats)
 	return ""
 }
+
+// fileSize is the size of the file at path.
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}

@@ -212,16 +212,6 @@ func TestMirrorVerifyRecloneOptions(t *testing.T) {
 	}
 }
 
-// fileSize is the size of the file at path.
-func fileSize(t *testing.T, path string) int64 {
-	t.Helper()
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Size()
-}
-
 // TestMirrorVerifyRecloneWorkTree: a work tree's .git is recloned too,
 // from a remote named by a path relative to the work tree (as git reads
 // it): the work tree's files and index are untouched and git status is
