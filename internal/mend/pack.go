@@ -138,7 +138,7 @@ func (m *mender) write(path string, spans []pack.Span, keepAll bool, mend pack.M
 	if stop != nil {
 		in = stoppable{src, stop}
 	}
-	if w.rw, w.err = pack.Rewrite(w.f, in, m.r.Format, spans, mend); w.err != nil {
+	if w.rw, w.err = pack.Rewrite(writeOut(w.f), in, m.r.Format, spans, mend); w.err != nil {
 		w.discard(m)
 	}
 	return w
