@@ -79,20 +79,7 @@ var repairCases = []repairCase{
 		// Everything fetched again into a fresh clone beside the mirror,
 		// swapped in once durable, the old one set aside whole.
 		idx, path := packIndex(t, m)
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(path, 0o644)
-		if err := os.Truncate(path, st.Size()*6/10); err != nil {
-			t.Fatal(err)
-		}
-		// git refuses a pack cut short whole: it reads none of it.
-		var lost []string
-		for i := range idx.Count() {
-			lost = append(lost, idx.ID(i).String())
-		}
-		return lost
+		return cutShort(t, idx, path, func(n int64) int64 { return n * 6 / 10 })
 	}, func(t *testing.T, env []string, root, m string) bool {
 		return verifiesSaying(t, env, root, m, "recloned in")
 	}, false},
@@ -117,19 +104,7 @@ var repairCases = []repairCase{
 			t.Fatalf("%s is not in %s", blob, second)
 		}
 		flipByte(t, second+".pack", off+4)
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(path, 0o644)
-		if err := os.Truncate(path, st.Size()*6/10); err != nil {
-			t.Fatal(err)
-		}
-		var lost []string
-		for i := range idx.Count() {
-			lost = append(lost, idx.ID(i).String())
-		}
-		return lost
+		return cutShort(t, idx, path, func(n int64) int64 { return n * 6 / 10 })
 	}, func(t *testing.T, env []string, root, m string) bool {
 		return verifiesSaying(t, env, root, m, "in place, not swapped")
 	}, false},
@@ -138,16 +113,9 @@ var repairCases = []repairCase{
 		// fresh clone built beside it, the object carried over, the two
 		// exchanged, the old one set aside whole.
 		idx, path := packIndex(t, m)
-		os.Chmod(path, 0o644)
-		if err := os.Truncate(path, 4096); err != nil {
-			t.Fatal(err)
-		}
+		lost := cutShort(t, idx, path, func(int64) int64 { return 4096 })
 		gittest.GitIn(t, env, m, []byte("only the mirror has it\n"), "hash-object", "-w", "--stdin")
 		gittest.Git(t, env, m, "config", "mirror.note", "carried over")
-		var lost []string
-		for i := range idx.Count() {
-			lost = append(lost, idx.ID(i).String())
-		}
 		return lost
 	}, func(t *testing.T, env []string, root, m string) bool {
 		c := verifier(t, env, "--reclone", root)

@@ -129,3 +129,19 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return st.Size()
 }
+
+// cutShort cuts the pack at path, of the index idx, to the size size
+// gives for its own, and returns the ids idx lists: git refuses a pack cut
+// short whole, it reads none of it.
+func cutShort(t *testing.T, idx *pack.Index, path string, size func(int64) int64) []string {
+	t.Helper()
+	os.Chmod(path, 0o644)
+	if err := os.Truncate(path, size(fileSize(t, path))); err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	for i := range idx.Count() {
+		lost = append(lost, idx.ID(i).String())
+	}
+	return lost
+}
