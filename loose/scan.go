@@ -33,21 +33,9 @@ type Broken struct {
 // order of their ids, and how many objects it checked. Temporary files are
 // not looked at.
 func (s *Store) Scan(workers int) (broken []Broken, checked int, err error) {
-	var ids []object.ID
-	for i := 0; i < 256; i++ {
-		dir := filepath.Join(s.dir, fmt.Sprintf("%02x", i))
-		names, err := s.fs.ReadDir(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, n := range names {
-			if id, err := object.ParseID(dir[len(dir)-2:] + n); err == nil && id.Size() == s.opts.Format.Size() {
-				ids = append(ids, id)
-			}
-		}
+	ids, err := s.LooseIDs()
+	if err != nil {
+		return nil, 0, err
 	}
 	errs := make([]error, len(ids))
 	next := make(chan int)
@@ -76,6 +64,29 @@ func (s *Store) Scan(workers int) (broken []Broken, checked int, err error) {
 		}
 	}
 	return broken, len(ids), nil
+}
+
+// LooseIDs lists the loose objects of the store's own directory (not its
+// alternates'), by the names of their files, one fan-out directory after
+// another: nothing is read, and temporary files are not listed.
+func (s *Store) LooseIDs() ([]object.ID, error) {
+	var ids []object.ID
+	for i := 0; i < 256; i++ {
+		dir := filepath.Join(s.dir, fmt.Sprintf("%02x", i))
+		names, err := s.fs.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if id, err := object.ParseID(dir[len(dir)-2:] + n); err == nil && id.Size() == s.opts.Format.Size() {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids, nil
 }
 
 // headerType returns the type the header of id's loose file names, where

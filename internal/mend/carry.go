@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-durable/git-durable/batch"
+	"github.com/git-durable/git-durable/loose"
 	"github.com/git-durable/git-durable/object"
-	"github.com/git-durable/git-durable/pack"
 )
 
 // carry gives the objects directory to (a new clone's) every object git
@@ -134,38 +135,26 @@ func (c *carrier) pack(p string) error {
 // loose links each loose object of the objects directory from that the
 // new clone lacks and that was not found broken (broken) into it.
 func (c *carrier) loose(from string, broken map[object.ID]bool) error {
-	for i := range 256 {
-		fan := fmt.Sprintf("%02x", i)
-		names, err := os.ReadDir(filepath.Join(from, fan))
-		if errors.Is(err, fs.ErrNotExist) {
+	store := loose.Open(batch.OS, from, loose.Options{Format: c.format})
+	defer store.Close()
+	ids, err := store.LooseIDs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if c.there(id) || broken[id] {
 			continue
 		}
-		if err != nil {
+		name := id.String()
+		fan := filepath.Join(c.to, name[:2])
+		if err := os.Mkdir(fan, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		for _, e := range names {
-			id, err := object.ParseID(fan + e.Name())
-			if err != nil || !e.Type().IsRegular() || c.there(id) || broken[id] {
-				continue
-			}
-			if err := os.Mkdir(filepath.Join(c.to, fan), 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			if err := os.Link(filepath.Join(from, fan, e.Name()), filepath.Join(c.to, fan, e.Name())); err != nil {
-				return err
-			}
-			c.carried[id] = true
-			c.n++
+		if err := os.Link(filepath.Join(from, name[:2], name[2:]), filepath.Join(fan, name[2:])); err != nil {
+			return err
 		}
+		c.carried[id] = true
+		c.n++
 	}
 	return nil
-}
-
-// readIndex reads and parses the index of the pack p.
-func readIndex(p string, f object.Format) (*pack.Index, error) {
-	data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
-	if err != nil {
-		return nil, err
-	}
-	return pack.ParseIndex(data, f)
 }

@@ -36,10 +36,9 @@ type fetchedPack struct {
 func openFetched(paths []string, f object.Format) (fetchedPacks, func()) {
 	var files fetchedPacks
 	for _, p := range paths {
-		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
-		x, xerr := pack.ParseIndex(data, f)
+		x, xerr := readIndex(p, f)
 		file, ferr := os.Open(p)
-		if err != nil || xerr != nil || ferr != nil {
+		if xerr != nil || ferr != nil {
 			if ferr == nil {
 				file.Close()
 			}
@@ -127,4 +126,13 @@ func goodCopies(store *loose.Store, f object.Format, fetched fetchedPacks) func(
 		}
 		return pack.Base{ID: id, Type: typ, Data: data}, err
 	}
+}
+
+// readIndex reads and parses the index of the pack p.
+func readIndex(p string, f object.Format) (*pack.Index, error) {
+	data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	return pack.ParseIndex(data, f)
 }

@@ -116,7 +116,7 @@ func Mend(ctx context.Context, git Git, f *Findings, o Options) (out Mended, err
 	}
 	defer t.Close()
 	m := &mender{ctx: ctx, git: git, r: r, t: t, q: o.Quarantine, checked: map[string]map[object.ID]bool{},
-		layouts: map[string][]pack.Span{}}
+		layouts: f.laidOut()}
 	if m.q == nil {
 		m.q = quarantine.For(r.CommonDir)
 	}
@@ -372,11 +372,7 @@ func (m *mender) dropWhole() error {
 	if m.whole == "" || len(m.rewritten) == 0 {
 		return nil
 	}
-	data, err := os.ReadFile(strings.TrimSuffix(m.whole, ".pack") + ".idx")
-	if err != nil {
-		return nil
-	}
-	x, err := pack.ParseIndex(data, m.r.Format)
+	x, err := readIndex(m.whole, m.r.Format)
 	if err != nil {
 		return nil
 	}

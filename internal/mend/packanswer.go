@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/git-durable/git-durable/batch"
@@ -176,11 +175,7 @@ func (f *Fetcher) noteLinks(format object.Format, next func(object.ID, object.Ty
 func (f *Fetcher) notFetched(ids []object.ID) (map[object.ID]bool, error) {
 	var idxs []*pack.Index
 	for _, p := range f.packs {
-		data, err := os.ReadFile(strings.TrimSuffix(p, ".pack") + ".idx")
-		if err != nil {
-			return nil, err
-		}
-		x, err := pack.ParseIndex(data, f.Store.Repo.Format)
+		x, err := readIndex(p, f.Store.Repo.Format)
 		if err != nil {
 			return nil, err
 		}

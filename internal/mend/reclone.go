@@ -8,12 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/objstore"
 	"github.com/git-durable/git-durable/internal/quarantine"
-	"github.com/git-durable/git-durable/pack"
 )
 
 // ScratchSuffix ends the name of the directory a reclone builds the new
@@ -77,10 +75,7 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if o.URL == "" {
 		return out, errors.New("no remote to clone from")
 	}
-	if url := strings.TrimPrefix(o.URL, "durable::"); local(url) && !filepath.IsAbs(url) {
-		// git reads such a remote from the work tree, not from beside it
-		o.URL = filepath.Join((&mender{r: old}).workTop(), url)
-	}
+	o.URL = upstreamURL(o.URL, old.GitDir) // the old repository's: not read from beside it
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -118,6 +113,7 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if err := copyGitDir(dir, scratch, o.Skip); err != nil {
 		return out, err
 	}
+	clear(f.layouts) // not held while everything is fetched (fetch, in source.go)
 	if out.Objects, out.Carried, err = fillClone(ctx, f, scratch, o); err != nil {
 		return out, err
 	}
@@ -165,7 +161,8 @@ func Reclone(ctx context.Context, f *Findings, o RecloneOptions) (out Recloned, 
 	if err := q.Adopt(scratch, "repository"); err != nil {
 		return out, fmt.Errorf("the old repository is at %s: %v", scratch, err)
 	}
-	out.Quarantine = q.Retired()[len(q.Retired())-1]
+	retired := q.Retired()
+	out.Quarantine = retired[len(retired)-1]
 	return out, q.Flush()
 }
 
@@ -263,7 +260,7 @@ func WholeDue(f *Findings) bool {
 		return false
 	}
 	_, _, byPack := brokenCopies(f.Report)
-	m := &mender{r: f.repo, layouts: map[string][]pack.Span{}}
+	m := &mender{r: f.repo, layouts: f.laidOut()}
 	return m.measure(byPack).wholeWanted()
 }
 

@@ -29,7 +29,7 @@ func copyGitDir(from, to string, skip []string) error {
 			return keepMode(path, to, d) // made by the caller
 		}
 		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		if rel != "." && (top == quarantine.Name || slices.Contains(skip, rel)) {
+		if top == quarantine.Name || slices.Contains(skip, rel) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -51,15 +51,13 @@ func copyGitDir(from, to string, skip []string) error {
 // made, the alternates copied, nothing else.
 func copyObjectsDir(path, dst, rel string, d fs.DirEntry) error {
 	switch rel {
-	case "objects", "objects/info":
+	case "objects", "objects/info", "objects/info/alternates", "objects/info/http-alternates":
 		return copyEntry(path, dst, d)
 	case "objects/pack":
 		if err := copyEntry(path, dst, d); err != nil {
 			return err
 		}
 		return filepath.SkipDir
-	case "objects/info/alternates", "objects/info/http-alternates":
-		return copyEntry(path, dst, d)
 	}
 	if d.IsDir() {
 		return filepath.SkipDir

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/git-durable/git-durable/batch"
 	"github.com/git-durable/git-durable/internal/repo"
@@ -43,9 +42,7 @@ func stillBroken(r *repo.Repo, f *Findings, fetched fetchedPacks, written []stri
 	defer store.Close()
 	indexes := make([]*pack.Index, len(written)) // nil: one that does not read
 	for i, path := range written {
-		if data, err := os.ReadFile(strings.TrimSuffix(path, ".pack") + ".idx"); err == nil {
-			indexes[i], _ = pack.ParseIndex(data, r.Format)
-		}
+		indexes[i], _ = readIndex(path, r.Format)
 	}
 	inPack := make([][]packed, len(written))
 	bad := map[object.ID]bool{}

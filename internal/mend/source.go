@@ -90,10 +90,7 @@ type source struct {
 // their own into the mend's store, each object checked as the
 // repository's fetches check theirs.
 func (m *mender) dial(o Options) (*source, error) {
-	url := strings.TrimPrefix(o.URL, "durable::")
-	if local(url) && !filepath.IsAbs(url) {
-		url = filepath.Join(m.workTop(), url) // git reads such a remote from there
-	}
+	url := upstreamURL(o.URL, m.r.GitDir)
 	ctx, cancel := context.WithCancel(m.ctx)
 	wd := watch(o.Idle, cancel)
 	red := &transport.Redactor{}
@@ -267,13 +264,16 @@ func (m *mender) readableTips(missing map[object.ID]bool) []object.ID {
 // chunk is how many objects one request of a mend asks for.
 const chunk = 10000
 
-// workTop is the directory git reads the repository's relative paths
-// from: the work tree's top, or the git directory of a bare repository.
-func (m *mender) workTop() string {
-	if filepath.Base(m.r.GitDir) == ".git" {
-		return filepath.Dir(m.r.GitDir)
+// upstreamURL is the address url of a remote of the repository whose git
+// directory is gitDir, without durable::, a path on this machine made
+// absolute as git reads it: from the work tree's top, or the git
+// directory of a bare repository.
+func upstreamURL(url, gitDir string) string {
+	url = strings.TrimPrefix(url, "durable::")
+	if !local(url) || filepath.IsAbs(url) {
+		return url
 	}
-	return m.r.GitDir
+	return filepath.Join(repo.WorkTop(gitDir), url)
 }
 
 // local reports whether url names a repository on this machine by path

@@ -47,11 +47,7 @@ func (m *mender) kindOf(d verify.Damage) string {
 		}
 		return "object"
 	}
-	data, err := os.ReadFile(strings.TrimSuffix(d.Pack, ".pack") + ".idx")
-	if err != nil {
-		return "object"
-	}
-	x, err := pack.ParseIndex(data, m.r.Format)
+	x, err := readIndex(d.Pack, m.r.Format)
 	if err != nil {
 		return "object"
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/git-durable/git-durable/internal/repo"
 	"github.com/git-durable/git-durable/internal/verify"
 	"github.com/git-durable/git-durable/object"
+	"github.com/git-durable/git-durable/pack"
 )
 
 // Git runs git in the repository a mend works in, with stdin (nil: none),
@@ -25,6 +26,17 @@ type Findings struct {
 	// and configuration), for the Mend that follows to take as it is:
 	// nil where the findings were made otherwise.
 	repo *repo.Repo
+	// layouts are the damaged packs laid out by their indexes, once for
+	// the choice of a reclone (WholeDue) and the mend (mender.layout).
+	layouts map[string][]pack.Span
+}
+
+// laidOut is f's layouts of the damaged packs, made on first use.
+func (f *Findings) laidOut() map[string][]pack.Span {
+	if f.layouts == nil {
+		f.layouts = map[string][]pack.Span{}
+	}
+	return f.layouts
 }
 
 // RefObject is a ref and the object it names.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/git-durable/git-durable/internal/proc"
+	"github.com/git-durable/git-durable/internal/repo"
 )
 
 // gitIn is git run in the repository whose git directory is dir as an
@@ -23,7 +24,7 @@ import (
 // GIT_CEILING_DIRECTORIES keeps git from looking above dir for another
 // repository; the variables that tie git to one are dropped.
 func gitIn(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	top := workTop(dir)
+	top := repo.WorkTop(dir)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", top}, args...)...)
 	cmd.Env = append(proc.WithoutRepoEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(top), "PATH="+helperPATH())
 	return cmd
@@ -52,15 +53,6 @@ func helperPATH() string {
 	return path + string(filepath.ListSeparator) + dir
 }
 
-// workTop is the directory git is run in for the git directory dir: the
-// work tree of a .git, else dir itself.
-func workTop(dir string) string {
-	if filepath.Base(dir) == ".git" {
-		return filepath.Dir(dir)
-	}
-	return dir
-}
-
 // refusal is why the runner leaves a repository untouched: git would not
 // take it as the runner's user's, or the tree leads out of its root, or
 // its lock file is not one. The repository fails, and the metrics count
@@ -87,7 +79,7 @@ func checkOwner(ctx context.Context, dir string) error {
 	if err := cmd.Run(); err != nil {
 		msg := firstFatal(errb.String(), err)
 		if strings.Contains(msg, "dubious ownership") {
-			msg += fmt.Sprintf(" (git config --global --add safe.directory %s allows it)", workTop(dir))
+			msg += fmt.Sprintf(" (git config --global --add safe.directory %s allows it)", repo.WorkTop(dir))
 		}
 		return &refusal{msg}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/git-durable/git-durable/internal/mend"
-	"github.com/git-durable/git-durable/internal/quarantine"
 )
 
 // recloneOne replaces the repository dir, which the runner holds by lock
@@ -25,30 +24,17 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 		r.err = err
 		return true, ""
 	}
-	url := ""
-	if len(rs) > 0 {
-		url = rs[0].url
-	}
 	hold := func(scratch string) error {
-		lf, err := openLock(filepath.Join(scratch, lockName), scratch)
-		if err != nil {
-			return err
-		}
-		held, err := tryLock(lf)
-		if err == nil && held {
+		lf, busy, err := takeLock(scratch)
+		if busy {
 			err = errors.New("another run holds the new clone's lock")
 		}
-		if err != nil {
-			lf.Close()
-			return err
+		if err == nil {
+			r.hold = lf
 		}
-		r.hold = lf
-		return nil
+		return err
 	}
-	c, err := mend.Reclone(ctx, f, mend.RecloneOptions{
-		Options: mend.Options{URL: url, Stats: statsTarget(), Idle: o.idle(), Quarantine: quarantine.For(dir)},
-		In:      inRepo, Skip: []string{lockName}, Hold: hold,
-	})
+	c, err := mend.Reclone(ctx, f, mend.RecloneOptions{Options: o.mendOptions(dir, rs), In: inRepo, Skip: []string{lockName}, Hold: hold})
 	var refused *mend.NotSwapped
 	if err != nil && !o.reclone && errors.As(err, &refused) {
 		return false, refused.Error()
@@ -62,13 +48,9 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 			m.Did = append(m.Did, fmt.Sprintf("carried over %d %s the upstream did not send", c.Carried, plural(c.Carried, "object", "objects")))
 		}
 		m.Did = append(m.Did, "set the old repository aside in "+quotePath(c.Quarantine))
-		m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
 		r.mended = append([]string{describe(f)}, m.Did...)
 	} else {
 		r.swapped = c.Swapped
-		if c.Quarantine != "" {
-			m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
-		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %s", o.timeout)
 		}
@@ -77,6 +59,9 @@ func (o *options) recloneOne(ctx context.Context, dir string, f *mend.Findings, 
 			did = "recloned, then failed"
 		}
 		err = fmt.Errorf("%s: %v (%d of %d objects broken)", did, err, f.Broken(), f.Objects())
+	}
+	if c.Quarantine != "" {
+		m.Retired, m.Quarantine = []string{c.Quarantine}, filepath.Join(dir, c.Quarantine)
 	}
 	r.err = err
 	writeVerdict(dir, f, m, r.mendTook, err)

@@ -37,19 +37,11 @@ func (o *options) update(ctx context.Context, t target, booted time.Time) (r res
 		}
 		return r
 	}
-	lock := filepath.Join(t.dir, lockName)
-	f, err := openLock(lock, t.dir)
-	if err != nil {
-		r.err = err
+	f, busy, err := takeLock(t.dir)
+	if r.skipped, r.err = busy, err; busy || err != nil {
 		return r
 	}
 	defer f.Close()
-	if r.skipped, r.err = tryLock(f); r.skipped || r.err != nil {
-		return r
-	}
-	if r.skipped = !stillThere(f, lock); r.skipped {
-		return r // a reclone swapped another repository in, and holds it
-	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	defer r.release() // after the quarantine's upkeep: a reclone's lock
@@ -189,12 +181,8 @@ var objectNotFound = regexp.MustCompile(`object [0-9a-f]{40}(?:[0-9a-f]{24})? no
 // What it cannot put right it leaves as it is, and the update's failure
 // then says what to run.
 func (o *options) mendAndRetry(ctx context.Context, dir string, lock *os.File, stats string, remotes []remoteURL, r *result) error {
-	url := ""
-	if len(remotes) > 0 {
-		url = remotes[0].url
-	}
 	failed := r.err
-	opts := mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()}
+	opts := o.mendOptions(dir, remotes)
 	m, found, err := mend.Refs(ctx, inRepo(dir), opts)
 	if found {
 		r.mended = append(r.mended, mendedWhat(m)...)
@@ -230,6 +218,22 @@ func (o *options) keepQuarantine(dir string, r *result) {
 		r.notes = append(r.notes, fmt.Sprintf("removed %d %s of %s older than %d days", n, plural(n, "folder", "folders"), quarantine.Name, int(o.keep.Hours()/24)))
 	}
 	_, r.quarantined, _ = quarantine.Folders(nil, dir)
+}
+
+// takeLock opens the runner's lock of the repository dir and takes it:
+// busy where another run holds it, or where the file the name led to is
+// no longer there once taken (a reclone swapped another repository in,
+// and holds that one's). f is open only where the lock was taken.
+func takeLock(dir string) (f *os.File, busy bool, err error) {
+	path := filepath.Join(dir, lockName)
+	if f, err = openLock(path, dir); err != nil {
+		return nil, false, err
+	}
+	if busy, err = tryLock(f); busy || err != nil || !stillThere(f, path) {
+		f.Close()
+		return nil, busy || err == nil, err
+	}
+	return f, false, nil
 }
 
 // stillThere reports whether the lock f is still the file at path: a

@@ -37,3 +37,23 @@ func TestStillThere(t *testing.T) {
 		t.Error("a lock removed is still there")
 	}
 }
+
+// TestTakeLock: the runner's lock of a repository is taken once; a second
+// take, while the first holds it, finds it busy, and takes it once it is
+// let go.
+func TestTakeLock(t *testing.T) {
+	dir := t.TempDir()
+	f, busy, err := takeLock(dir)
+	if err != nil || busy || f == nil {
+		t.Fatalf("first take: %v, busy %v", err, busy)
+	}
+	if g, busy, err := takeLock(dir); err != nil || !busy || g != nil {
+		t.Errorf("second take while held: %v, busy %v", err, busy)
+	}
+	f.Close()
+	g, busy, err := takeLock(dir)
+	if err != nil || busy {
+		t.Fatalf("take once let go: %v, busy %v", err, busy)
+	}
+	g.Close()
+}

@@ -111,11 +111,19 @@ func (o *options) mendOne(ctx context.Context, dir string, f *mend.Findings) (me
 	if err != nil {
 		return mend.Mended{}, err
 	}
+	return mend.Mend(ctx, inRepo(dir), f, o.mendOptions(dir, rs))
+}
+
+// mendOptions are those of the runner's mend (or reclone) of the
+// repository dir: its first remote of remotes (git fetches from it), the
+// statistics file, the repository's quarantine, the bound of an upstream
+// that sends nothing.
+func (o *options) mendOptions(dir string, remotes []remoteURL) mend.Options {
 	url := ""
-	if len(rs) > 0 {
-		url = rs[0].url
+	if len(remotes) > 0 {
+		url = remotes[0].url
 	}
-	return mend.Mend(ctx, inRepo(dir), f, mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()})
+	return mend.Options{URL: url, Stats: statsTarget(), Quarantine: quarantine.For(dir), Idle: o.idle()}
 }
 
 // inRepo runs git in the repository dir as the runner does (gitIn).

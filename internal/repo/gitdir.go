@@ -215,3 +215,13 @@ func isRepo(dir, objects string) bool {
 	}
 	return len(head) == 40 && strings.Trim(head, "0123456789abcdef") == ""
 }
+
+// WorkTop is the directory git reads a repository's relative paths from,
+// and is run in, for the git directory dir: the work tree of a .git, else
+// dir itself (a bare repository).
+func WorkTop(dir string) string {
+	if filepath.Base(dir) == ".git" {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
