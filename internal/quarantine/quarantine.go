@@ -166,6 +166,7 @@ func (d *Dir) mkdirs(dir string) error {
 	switch {
 	case err == nil:
 		d.touched[filepath.Dir(dir)] = true
+		giveToOwner(dir, d.git)
 	case errors.Is(err, fs.ErrExist):
 		st, serr := d.fs.Lstat(dir)
 		if serr != nil {
